@@ -1,0 +1,4 @@
+import { InitialSchema1763798400000 } from './1763798400000-InitialSchema.js';
+
+/** Every migration in order; the data source and the migration runner load this list. */
+export const MIGRATIONS = [InitialSchema1763798400000];

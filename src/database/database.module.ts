@@ -1,0 +1,28 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+
+export const DATABASE_URL = Symbol('DATABASE_URL');
+
+@Global()
+@Module({})
+export class DatabaseModule {
+  /** The url is resolved (and migrations applied) before the application is built: see bootstrap. */
+  static register(url: string): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRoot({
+          type: 'postgres',
+          url,
+          autoLoadEntities: true,
+          synchronize: false,
+          migrationsRun: false,
+          logging: false,
+          extra: { max: Number(process.env.DATABASE_POOL_SIZE) || 20, connectionTimeoutMillis: 5_000 },
+        }),
+      ],
+      providers: [{ provide: DATABASE_URL, useValue: url }],
+      exports: [DATABASE_URL],
+    };
+  }
+}

@@ -1,0 +1,40 @@
+import { Controller, Get, HttpCode, ServiceUnavailableException } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Public } from '../auth/public.decorator.js';
+import { hasPendingMigrations } from '../database/migrate.js';
+
+@ApiTags('Server')
+@Public()
+@Controller()
+export class HealthController {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  @Get('alive')
+  @ApiOperation({ summary: 'The process is up' })
+  alive(): { status: string } {
+    return { status: 'ok' };
+  }
+
+  @Get('health')
+  @ApiOperation({ summary: 'The process is up' })
+  health(): { status: string } {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'The database answers and every migration is applied; 503 otherwise' })
+  async ready(): Promise<{ status: string; database: string; migrations: string }> {
+    try {
+      await this.dataSource.query('SELECT 1');
+    } catch {
+      throw new ServiceUnavailableException({ detail: 'Database unavailable', status: 'unavailable' });
+    }
+    if (await hasPendingMigrations(this.dataSource).catch(() => true)) {
+      throw new ServiceUnavailableException({ detail: 'Migrations pending', status: 'unavailable' });
+    }
+    return { status: 'ready', database: 'ok', migrations: 'applied' };
+  }
+}
