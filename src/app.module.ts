@@ -7,6 +7,9 @@ import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { HealthModule } from './health/health.module.js';
+import { SettingsModule } from './settings/settings.module.js';
+import { ConversationsModule } from './conversations/conversations.module.js';
+import { EventsModule } from './events/events.module.js';
 import { loggerOptions } from './common/logging/logger-options.js';
 
 @Module({})
@@ -20,6 +23,9 @@ export class AppModule {
         DatabaseModule.register(databaseUrl),
         AuthModule,
         HealthModule,
+        SettingsModule,
+        EventsModule,
+        ConversationsModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
     };

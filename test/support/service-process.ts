@@ -9,7 +9,8 @@ export const MAIN_SCRIPT = join(ROOT, 'dist/src/main.js');
 
 export const ALICE_KEY = 'alice-session-key-0123456789';
 export const BOB_KEY = 'bob-session-key-0123456789ab';
-export const TEST_SESSION_KEYS = `alice:${ALICE_KEY},bob:${BOB_KEY}`;
+export const CAROL_KEY = 'carol-session-key-0123456789a';
+export const TEST_SESSION_KEYS = `alice:${ALICE_KEY},bob:${BOB_KEY},carol:${CAROL_KEY}`;
 export const TEST_SECRETS_KEY = '0'.repeat(63) + '1';
 
 export interface ServiceProcess {

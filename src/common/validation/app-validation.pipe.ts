@@ -25,7 +25,8 @@ export class AppValidationPipe implements PipeTransform {
       }
     }
     const instance = plainToInstance(metatype as new () => object, value ?? {}, { exposeDefaultValues: true });
-    const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: false });
+    // Unknown body fields are errors; unknown query parameters (cache busters, keys for other layers) are ignored.
+    const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: type === 'body', forbidUnknownValues: false });
     if (errors.length > 0) throw new RequestValidationException(toValidationIssues(errors, [root]));
     return instance;
   }

@@ -1,0 +1,245 @@
+import { ForbiddenException, Inject, Injectable, NotFoundException, Optional } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { Repository } from 'typeorm';
+import { NOT_OWNER_DETAIL } from '../auth/conversation-owner.guard.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { RequestValidationException } from '../common/validation/validation-issue.js';
+import { CONVERSATION_RUNNER, type ConversationRunner } from '../events/conversation-runner.js';
+import { buildEvent } from '../events/dto/event-registry.js';
+import { EventStoreService, type ConversationColumnChanges } from '../events/event-store.service.js';
+import { EventsService } from '../events/events.service.js';
+import { SecretCipher } from '../settings/secret-cipher.js';
+import { toConversationRecord } from './conversation-record.js';
+import type { CreateConversationDto } from './dto/create-conversation.dto.js';
+import type { ConversationFiltersQueryDto, SearchConversationsQueryDto } from './dto/search-conversations-query.dto.js';
+import {
+  ConversationEntity,
+  type ConfirmationPolicy,
+  type ConversationAgentConfig,
+  type ExecutionStatus,
+} from './entities/conversation.entity.js';
+import { decodePageToken, encodePageToken, sortSpec } from './conversation-paging.js';
+import { resolveWorkingDir } from './workspace-path.js';
+
+export const DEFAULT_MAX_ITERATIONS = 500;
+export const DEFAULT_TOOLS = ['terminal', 'file_editor', 'task_tracker', 'think', 'finish', 'glob', 'grep'];
+
+export interface ConversationSecrets {
+  llm_api_key?: string | null;
+  secrets?: Record<string, unknown>;
+}
+
+/** Conversation defaults a user's settings may change; the agent module provides them. */
+export interface ConversationDefaults {
+  max_iterations: number | null;
+  confirmation_mode: boolean | null;
+}
+export const CONVERSATION_DEFAULTS = Symbol('CONVERSATION_DEFAULTS');
+export interface ConversationDefaultsSource {
+  defaultsFor(userId: string): Promise<ConversationDefaults | null>;
+}
+
+@Injectable()
+export class ConversationsService {
+  private readonly cipher: SecretCipher;
+
+  constructor(
+    @InjectRepository(ConversationEntity) private readonly conversations: Repository<ConversationEntity>,
+    private readonly store: EventStoreService,
+    private readonly events: EventsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() @Inject(CONVERSATION_RUNNER) private readonly runner: ConversationRunner | null,
+    @Optional() @Inject(CONVERSATION_DEFAULTS) private readonly defaults: ConversationDefaultsSource | null,
+  ) {
+    this.cipher = new SecretCipher(config.secretsKey);
+  }
+
+  /** Creates a conversation (or returns the caller's existing one with that id: created false). */
+  async create(userId: string, dto: CreateConversationDto): Promise<{ record: Record<string, unknown>; created: boolean }> {
+    const id = dto.conversation_id ? dto.conversation_id.toLowerCase() : randomUUID();
+    if (dto.conversation_id) {
+      const existing = await this.conversations.findOneBy({ id });
+      if (existing) {
+        if (existing.ownerId !== userId) throw new ForbiddenException({ detail: NOT_OWNER_DETAIL });
+        return { record: this.toRecord(existing), created: false };
+      }
+    }
+    const { agent, llmApiKey } = agentConfigFrom(dto);
+    const userDefaults = await this.defaults?.defaultsFor(userId);
+    const confirmationPolicy: ConfirmationPolicy = dto.confirmation_policy
+      ? normalizePolicy(dto.confirmation_policy)
+      : userDefaults?.confirmation_mode
+        ? { kind: 'AlwaysConfirm' }
+        : { kind: 'NeverConfirm' };
+    const secrets: ConversationSecrets = {};
+    if (llmApiKey) secrets.llm_api_key = llmApiKey;
+    if (dto.secrets && Object.keys(dto.secrets).length) secrets.secrets = dto.secrets;
+    const now = new Date();
+    const entity = this.conversations.create({
+      id,
+      ownerId: userId,
+      title: dto.title ?? null,
+      executionStatus: 'idle',
+      confirmationPolicy,
+      maxIterations: dto.max_iterations ?? userDefaults?.max_iterations ?? DEFAULT_MAX_ITERATIONS,
+      stuckDetection: dto.stuck_detection ?? true,
+      agent,
+      workspace: {
+        kind: 'LocalWorkspace',
+        working_dir: resolveWorkingDir(this.config.workspaceRoot, userId, id, dto.workspace?.working_dir),
+      },
+      securityAnalyzer: dto.security_analyzer ?? null,
+      tags: validTags(dto.tags),
+      stats: {},
+      secrets: Object.keys(secrets).length ? this.cipher.encrypt(JSON.stringify(secrets), `conversation:${id}`) : null,
+      options: { log_completions: dto.log_completions ?? false, hook_config: dto.hook_config ?? null },
+      lastSeq: '-1',
+      createdAt: now,
+      updatedAt: now,
+    });
+    await this.conversations.save(entity);
+    if (dto.initial_message) {
+      await this.events.sendMessage(id, { ...dto.initial_message, run: false });
+      if (dto.initial_message.run && this.runner) await this.runner.requestRun(id);
+    }
+    return { record: await this.getRecord(id), created: true };
+  }
+
+  async find(id: string): Promise<ConversationEntity> {
+    const entity = await this.conversations.findOneBy({ id });
+    if (!entity) throw new NotFoundException({ detail: `Conversation not found: ${id}` });
+    return entity;
+  }
+
+  async getRecord(id: string): Promise<Record<string, unknown>> {
+    return this.toRecord(await this.find(id));
+  }
+
+  toRecord(entity: ConversationEntity): Record<string, unknown> {
+    return toConversationRecord(entity, Boolean(entity.secrets && this.secretsOf(entity).llm_api_key));
+  }
+
+  secretsOf(entity: ConversationEntity): ConversationSecrets {
+    if (!entity.secrets) return {};
+    return JSON.parse(this.cipher.decrypt(entity.secrets, `conversation:${entity.id}`)) as ConversationSecrets;
+  }
+
+  async search(userId: string, query: SearchConversationsQueryDto): Promise<{ items: Array<Record<string, unknown>>; next_page_id: string | null }> {
+    const { column, direction } = sortSpec(query.sort_order);
+    const builder = this.filtered(userId, query)
+      .orderBy(`c.${column}`, direction)
+      .addOrderBy('c.id', direction)
+      .take(query.limit + 1);
+    if (query.page_id) {
+      const cursor = decodePageToken(query.page_id);
+      const comparison = direction === 'DESC' ? '<' : '>';
+      builder.andWhere(`(c.${column}, c.id) ${comparison} (:cursorTime, :cursorId)`, {
+        cursorTime: cursor.time,
+        cursorId: cursor.id,
+      });
+    }
+    const rows = await builder.getMany();
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    const timeOf = (entity: ConversationEntity) => (column === 'created_at' ? entity.createdAt : entity.updatedAt);
+    return {
+      items: page.map((entity) => this.toRecord(entity)),
+      next_page_id: rows.length > query.limit && last ? encodePageToken(timeOf(last), last.id) : null,
+    };
+  }
+
+  count(userId: string, filters: ConversationFiltersQueryDto): Promise<number> {
+    return this.filtered(userId, filters).getCount();
+  }
+
+  /** The caller's conversations by id, in order; null for unknown ids and other users' conversations. */
+  async batchGet(userId: string, ids: string[]): Promise<Array<Record<string, unknown> | null>> {
+    const found = ids.length ? await this.conversations.findBy(ids.map((id) => ({ id, ownerId: userId }))) : [];
+    const byId = new Map(found.map((entity) => [entity.id, entity]));
+    return ids.map((id) => {
+      const entity = byId.get(id);
+      return entity ? this.toRecord(entity) : null;
+    });
+  }
+
+  async rename(id: string, title: string): Promise<void> {
+    await this.changeState(id, 'title', title);
+  }
+
+  async setConfirmationPolicy(id: string, policy: ConfirmationPolicy): Promise<void> {
+    await this.changeState(id, 'confirmation_policy', normalizePolicy(policy));
+  }
+
+  /** Sets the status and appends its ConversationStateUpdateEvent in one statement. */
+  async setExecutionStatus(id: string, status: ExecutionStatus, runGeneration?: number | null): Promise<void> {
+    await this.changeState(id, 'execution_status', status, runGeneration);
+  }
+
+  async changeState(id: string, key: keyof ConversationColumnChanges, value: unknown, runGeneration?: number | null): Promise<void> {
+    const event = buildEvent('ConversationStateUpdateEvent', { key, value }) as unknown as Record<string, unknown>;
+    await this.store.append(id, event, { set: { [key]: value }, runGeneration });
+  }
+
+  async delete(id: string): Promise<void> {
+    if (this.runner && 'stop' in this.runner) await (this.runner as ConversationRunner & { stop(id: string): Promise<void> }).stop(id);
+    const result = await this.conversations.delete({ id });
+    if (!result.affected) throw new NotFoundException({ detail: `Conversation not found: ${id}` });
+  }
+
+  private filtered(userId: string, filters: ConversationFiltersQueryDto) {
+    const builder = this.conversations.createQueryBuilder('c').where('c.owner_id = :userId', { userId });
+    if (filters.title__contains) {
+      builder.andWhere(`c.title ILIKE :title ESCAPE '\\'`, {
+        title: `%${filters.title__contains.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`,
+      });
+    }
+    const status = filters.execution_status ?? filters.status;
+    if (status) builder.andWhere('c.execution_status = :status', { status });
+    return builder;
+  }
+}
+
+function normalizePolicy(policy: ConfirmationPolicy): ConfirmationPolicy {
+  if (policy.kind !== 'ConfirmRisky') return { kind: policy.kind };
+  return { kind: 'ConfirmRisky', threshold: policy.threshold ?? 'HIGH', confirm_unknown: policy.confirm_unknown ?? true };
+}
+
+function validTags(tags: Record<string, unknown> | undefined): Record<string, string> {
+  if (!tags) return {};
+  for (const [key, value] of Object.entries(tags)) {
+    if (typeof value !== 'string') {
+      throw RequestValidationException.single(['body', 'tags', key], 'tag values must be strings', 'string_type');
+    }
+  }
+  return tags as Record<string, string>;
+}
+
+/** Our llm_model or the reference's agent.llm, with the api key split off for encryption. */
+function agentConfigFrom(dto: CreateConversationDto): { agent: ConversationAgentConfig; llmApiKey: string | null } {
+  const agent = dto.agent ?? {};
+  const llm = (agent.llm ?? {}) as Record<string, unknown>;
+  if (typeof agent.llm !== 'undefined' && (typeof agent.llm !== 'object' || agent.llm === null)) {
+    throw RequestValidationException.single(['body', 'agent', 'llm'], 'llm must be an object', 'dict_type');
+  }
+  for (const field of ['model', 'api_key', 'base_url'] as const) {
+    if (llm[field] !== undefined && llm[field] !== null && typeof llm[field] !== 'string') {
+      throw RequestValidationException.single(['body', 'agent', 'llm', field], `${field} must be a string`, 'string_type');
+    }
+  }
+  const { api_key: apiKey, ...llmRest } = llm;
+  const tools = Array.isArray(agent.tools)
+    ? (agent.tools as Array<{ name: string; params?: Record<string, unknown> }>)
+    : DEFAULT_TOOLS.map((name) => ({ name }));
+  const model = dto.llm_model ?? (llm.model as string | undefined) ?? null;
+  return {
+    agent: {
+      ...agent,
+      kind: 'Agent',
+      llm: { ...llmRest, model, base_url: (llm.base_url as string | undefined) ?? null, usage_id: (llm.usage_id as string | undefined) ?? 'agent' },
+      tools,
+      mcp_config: (agent.mcp_config as Record<string, unknown> | undefined) ?? null,
+    },
+    llmApiKey: typeof apiKey === 'string' && apiKey ? apiKey : null,
+  };
+}

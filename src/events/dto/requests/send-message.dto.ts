@@ -1,0 +1,26 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMinSize, IsBoolean, IsIn, IsOptional } from 'class-validator';
+import { CONTENT_ITEM_UNION, type ContentItem } from '../content.dto.js';
+import { UnionField } from '../dto-field.decorators.js';
+
+/** A user's message to the conversation: appended as a MessageEvent with source "user". */
+export class SendMessageDto {
+  @ApiPropertyOptional({ enum: ['user'], default: 'user', description: 'Only user messages can be sent' })
+  @IsOptional()
+  @IsIn(['user'], { message: 'role must be "user": only user messages can be sent to a conversation' })
+  role: 'user' = 'user';
+
+  @UnionField(CONTENT_ITEM_UNION, { isArray: true, required: true, description: 'Text and image items; at least one' })
+  @ArrayMinSize(1, { message: 'content needs at least one item' })
+  content: ContentItem[];
+
+  @ApiPropertyOptional({ default: false, description: 'Start the agent if it is not running' })
+  @IsOptional()
+  @IsBoolean()
+  run: boolean = false;
+}
+
+export class SuccessDto {
+  @ApiProperty({ example: true })
+  success: boolean;
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuthModule } from '../auth/auth.module.js';
+import { EventEntity } from './entities/event.entity.js';
+import { EventStoreService } from './event-store.service.js';
+import { EventsController } from './events.controller.js';
+import { EventsService } from './events.service.js';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([EventEntity]), AuthModule],
+  controllers: [EventsController],
+  providers: [EventStoreService, EventsService],
+  exports: [EventStoreService, EventsService],
+})
+export class EventsModule {}
