@@ -1,4 +1,5 @@
 import { InitialSchema1763798400000 } from './1763798400000-InitialSchema.js';
+import { AgentRuns1763798500000 } from './1763798500000-AgentRuns.js';
 
 /** Every migration in order; the data source and the migration runner load this list. */
-export const MIGRATIONS = [InitialSchema1763798400000];
+export const MIGRATIONS = [InitialSchema1763798400000, AgentRuns1763798500000];

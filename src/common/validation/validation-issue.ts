@@ -46,6 +46,7 @@ const TYPE_BY_CONSTRAINT: Record<string, string> = {
   isObject: 'dict_type',
   nestedValidation: 'model_type',
   isISO8601: 'datetime_parsing',
+  isIso8601: 'datetime_parsing',
   isDateString: 'datetime_parsing',
 };
 

@@ -1,0 +1,21 @@
+/** The event model: DTO classes of every event variant and what they carry, with build/validate helpers. */
+export * from './action.union.js';
+export * from './browser-action.dto.js';
+export * from './builtin-action.dto.js';
+export * from './builtin-observation.dto.js';
+export * from './condensation-event.dto.js';
+export * from './content.dto.js';
+export * from './conversation-event.dto.js';
+export { completeDto, type DtoClass, type DtoUnion } from './dto-field.registry.js';
+export { describeValidationErrors, validateDto, type DeepPartial } from './dto-validation.js';
+export * from './event-base.dto.js';
+export * from './event-enums.js';
+export * from './event-registry.js';
+export * from './file-action.dto.js';
+export * from './file-observation.dto.js';
+export * from './llm-event.dto.js';
+export * from './llm-message.dto.js';
+export * from './observation-base.dto.js';
+export * from './observation.union.js';
+export * from './tool-definition.dto.js';
+export * from './tool-result-event.dto.js';
