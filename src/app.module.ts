@@ -10,6 +10,8 @@ import { HealthModule } from './health/health.module.js';
 import { SettingsModule } from './settings/settings.module.js';
 import { ConversationsModule } from './conversations/conversations.module.js';
 import { EventsModule } from './events/events.module.js';
+import { LiveEventsModule } from './events/gateway/live-events.module.js';
+import { AgentModule } from './agent/agent.module.js';
 import { loggerOptions } from './common/logging/logger-options.js';
 
 @Module({})
@@ -26,6 +28,8 @@ export class AppModule {
         SettingsModule,
         EventsModule,
         ConversationsModule,
+        AgentModule,
+        LiveEventsModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
     };

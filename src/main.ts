@@ -24,6 +24,11 @@ async function main(): Promise<void> {
   process.stdout.write(`READY ${service.url}\n`);
 }
 
+// A failure in background work is logged; it must not take every conversation down with it.
+process.on('unhandledRejection', (reason) => {
+  process.stderr.write(`Unhandled rejection: ${reason instanceof Error ? reason.message : String(reason)}\n`);
+});
+
 main().catch((error: unknown) => {
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`Failed to start: ${message}\n`);

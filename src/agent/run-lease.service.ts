@@ -13,6 +13,8 @@ export function leaseTtlMs(): number {
   return Number(process.env.RUN_LEASE_TTL_MS) || 30_000;
 }
 
+// Each UPDATE ... RETURNING is wrapped in a CTE: TypeORM's query() answers a bare UPDATE with [rows, count].
+
 /**
  * Who runs a conversation's loop, kept in PostgreSQL so any instance may receive "run" and a
  * dead instance's conversations are taken over once its lease expires.
@@ -31,11 +33,13 @@ export class RunLeaseService {
   /** Takes the lease when nobody holds a live one; the generation fences every later write. */
   async acquire(conversationId: string): Promise<RunLease | null> {
     const rows: Array<{ run_generation: string }> = await this.dataSource.query(
-      `UPDATE conversations
-          SET run_holder = $2, run_generation = run_generation + 1,
-              run_expires_at = now() + ($3 || ' milliseconds')::interval, run_requested = false
-        WHERE id = $1 AND (run_holder IS NULL OR run_expires_at < now())
-        RETURNING run_generation`,
+      `WITH taken AS (
+         UPDATE conversations
+            SET run_holder = $2, run_generation = run_generation + 1,
+                run_expires_at = now() + ($3 || ' milliseconds')::interval, run_requested = false
+          WHERE id = $1 AND (run_holder IS NULL OR run_expires_at < now())
+          RETURNING run_generation
+       ) SELECT run_generation FROM taken`,
       [conversationId, this.holder, String(leaseTtlMs())],
     );
     return rows.length ? { conversationId, generation: Number(rows[0].run_generation) } : null;
@@ -44,8 +48,10 @@ export class RunLeaseService {
   /** False when the lease was lost (expired and taken, or the conversation deleted). */
   async renew(lease: RunLease): Promise<boolean> {
     const rows = await this.dataSource.query(
-      `UPDATE conversations SET run_expires_at = now() + ($3 || ' milliseconds')::interval
-        WHERE id = $1 AND run_generation = $2 AND run_holder = $4 RETURNING id`,
+      `WITH renewed AS (
+         UPDATE conversations SET run_expires_at = now() + ($3 || ' milliseconds')::interval
+          WHERE id = $1 AND run_generation = $2 AND run_holder = $4 RETURNING id
+       ) SELECT id FROM renewed`,
       [lease.conversationId, lease.generation, String(leaseTtlMs()), this.holder],
     );
     return rows.length > 0;
@@ -54,8 +60,10 @@ export class RunLeaseService {
   /** Gives the lease up; returns whether a run was requested meanwhile (then the caller runs again). */
   async release(lease: RunLease): Promise<boolean> {
     const rows: Array<{ run_requested: boolean }> = await this.dataSource.query(
-      `UPDATE conversations SET run_holder = NULL, run_expires_at = NULL
-        WHERE id = $1 AND run_generation = $2 RETURNING run_requested`,
+      `WITH released AS (
+         UPDATE conversations SET run_holder = NULL, run_expires_at = NULL
+          WHERE id = $1 AND run_generation = $2 RETURNING run_requested
+       ) SELECT run_requested FROM released`,
       [lease.conversationId, lease.generation],
     );
     return rows[0]?.run_requested ?? false;

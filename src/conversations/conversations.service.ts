@@ -1,15 +1,16 @@
-import { ForbiddenException, Inject, Injectable, NotFoundException, Optional } from '@nestjs/common';
+import { ForbiddenException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { NOT_OWNER_DETAIL } from '../auth/conversation-owner.guard.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { RequestValidationException } from '../common/validation/validation-issue.js';
-import { CONVERSATION_RUNNER, type ConversationRunner } from '../events/conversation-runner.js';
+import { ConversationRunnerHandle } from '../events/conversation-runner.js';
 import { buildEvent } from '../events/dto/event-registry.js';
 import { EventStoreService, type ConversationColumnChanges } from '../events/event-store.service.js';
 import { EventsService } from '../events/events.service.js';
 import { SecretCipher } from '../settings/secret-cipher.js';
+import { SettingsService } from '../settings/settings.service.js';
 import { toConversationRecord } from './conversation-record.js';
 import type { CreateConversationDto } from './dto/create-conversation.dto.js';
 import type { ConversationFiltersQueryDto, SearchConversationsQueryDto } from './dto/search-conversations-query.dto.js';
@@ -30,16 +31,6 @@ export interface ConversationSecrets {
   secrets?: Record<string, unknown>;
 }
 
-/** Conversation defaults a user's settings may change; the agent module provides them. */
-export interface ConversationDefaults {
-  max_iterations: number | null;
-  confirmation_mode: boolean | null;
-}
-export const CONVERSATION_DEFAULTS = Symbol('CONVERSATION_DEFAULTS');
-export interface ConversationDefaultsSource {
-  defaultsFor(userId: string): Promise<ConversationDefaults | null>;
-}
-
 @Injectable()
 export class ConversationsService {
   private readonly cipher: SecretCipher;
@@ -49,8 +40,8 @@ export class ConversationsService {
     private readonly store: EventStoreService,
     private readonly events: EventsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Optional() @Inject(CONVERSATION_RUNNER) private readonly runner: ConversationRunner | null,
-    @Optional() @Inject(CONVERSATION_DEFAULTS) private readonly defaults: ConversationDefaultsSource | null,
+    private readonly runner: ConversationRunnerHandle,
+    private readonly settings: SettingsService,
   ) {
     this.cipher = new SecretCipher(config.secretsKey);
   }
@@ -66,10 +57,10 @@ export class ConversationsService {
       }
     }
     const { agent, llmApiKey } = agentConfigFrom(dto);
-    const userDefaults = await this.defaults?.defaultsFor(userId);
+    const userDefaults = await this.settings.resolveForAgent(userId);
     const confirmationPolicy: ConfirmationPolicy = dto.confirmation_policy
       ? normalizePolicy(dto.confirmation_policy)
-      : userDefaults?.confirmation_mode
+      : userDefaults?.confirmationMode
         ? { kind: 'AlwaysConfirm' }
         : { kind: 'NeverConfirm' };
     const secrets: ConversationSecrets = {};
@@ -82,7 +73,7 @@ export class ConversationsService {
       title: dto.title ?? null,
       executionStatus: 'idle',
       confirmationPolicy,
-      maxIterations: dto.max_iterations ?? userDefaults?.max_iterations ?? DEFAULT_MAX_ITERATIONS,
+      maxIterations: dto.max_iterations ?? userDefaults?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       stuckDetection: dto.stuck_detection ?? true,
       agent,
       workspace: {
@@ -101,7 +92,7 @@ export class ConversationsService {
     await this.conversations.save(entity);
     if (dto.initial_message) {
       await this.events.sendMessage(id, { ...dto.initial_message, run: false });
-      if (dto.initial_message.run && this.runner) await this.runner.requestRun(id);
+      if (dto.initial_message.run) await this.runner.requestRun(id);
     }
     return { record: await this.getRecord(id), created: true };
   }
@@ -182,7 +173,7 @@ export class ConversationsService {
   }
 
   async delete(id: string): Promise<void> {
-    if (this.runner && 'stop' in this.runner) await (this.runner as ConversationRunner & { stop(id: string): Promise<void> }).stop(id);
+    await this.runner.stop(id);
     const result = await this.conversations.delete({ id });
     if (!result.affected) throw new NotFoundException({ detail: `Conversation not found: ${id}` });
   }

@@ -53,19 +53,20 @@ const UNIQUE_VIOLATION = '23505';
 export class EventStoreService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async append(conversationId: string, event: Record<string, unknown>, options: AppendOptions = {}): Promise<AppendedEvent> {
+  async append(conversationId: string, given: Record<string, unknown>, options: AppendOptions = {}): Promise<AppendedEvent> {
     const idempotencyKey = options.idempotencyKey ?? null;
     if (idempotencyKey) {
       const existing = await this.findByIdempotencyKey(conversationId, idempotencyKey);
       if (existing) return existing;
     }
+    const { event, json } = storableEvent(given);
     const params: unknown[] = [
       conversationId,
       event.id,
       event.kind,
       event.source,
       event.timestamp,
-      JSON.stringify(event),
+      json,
       eventSearchText(event),
       idempotencyKey,
     ];
@@ -155,10 +156,11 @@ export class EventStoreService {
     return { rows: mapped.slice(0, page.limit), next };
   }
 
-  async count(conversationId: string, filters: EventFilters): Promise<number> {
+  /** Events matching every one of the filter sets. */
+  async count(conversationId: string, filters: EventFilters | EventFilters[]): Promise<number> {
     const where = new SqlWhere([conversationId]);
     where.add('conversation_id = $1');
-    applyFilters(where, filters);
+    for (const set of Array.isArray(filters) ? filters : [filters]) applyFilters(where, set);
     const rows: Array<{ count: string }> = await this.dataSource.query(
       `SELECT count(*) AS count FROM events WHERE ${where.sql()}`,
       where.params,
@@ -204,6 +206,30 @@ export class EventStoreService {
   private async conversationExists(conversationId: string): Promise<boolean> {
     return (await this.lastSeq(conversationId)) !== null;
   }
+}
+
+// JSON.stringify escapes NUL and unpaired surrogates, the only string content jsonb refuses.
+const ESCAPED_UNSTORABLE = /\\u(0000|d[89a-f][0-9a-f]{2})/i;
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * The event and its JSON text as PostgreSQL can store them: text that jsonb refuses (NUL, unpaired
+ * surrogates, e.g. in the output of a command that printed binary data) becomes U+FFFD instead of
+ * failing the append.
+ */
+function storableEvent(event: Record<string, unknown>): { event: Record<string, unknown>; json: string } {
+  const json = JSON.stringify(event);
+  if (!ESCAPED_UNSTORABLE.test(json)) return { event, json };
+  const clean = (value: unknown): unknown => {
+    if (typeof value === 'string') return value.replace(UNSTORABLE, '\uFFFD');
+    if (Array.isArray(value)) return value.map(clean);
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value).map(([key, child]) => [clean(key), clean(child)]));
+    }
+    return value;
+  };
+  const cleaned = clean(event) as Record<string, unknown>;
+  return { event: cleaned, json: JSON.stringify(cleaned) };
 }
 
 class SqlWhere {

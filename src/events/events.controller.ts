@@ -38,10 +38,18 @@ export class EventsController {
   }
 
   @Get('count')
-  @ApiOperation({ summary: 'Count the events matching the filters of either search route' })
+  @ApiOperation({
+    summary: 'Count the events matching the filters of either search route',
+    description: 'Filters as query parameters; the seven filters of search may also come as a JSON body, not both ways.',
+  })
+  @ApiBody({ type: EventFiltersDto, required: false })
   @ApiOkResponse({ schema: { type: 'integer', example: 42 } })
-  count(@ConversationId() conversationId: string, @Query() query: CountEventsQueryDto): Promise<number> {
-    return this.events.count(conversationId, query as never);
+  count(
+    @ConversationId() conversationId: string,
+    @Query() query: CountEventsQueryDto,
+    @Body() filters: EventFiltersDto,
+  ): Promise<number> {
+    return this.events.count(conversationId, query as never, filters);
   }
 
   @Get()

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module.js';
 import { EventEntity } from './entities/event.entity.js';
+import { ConversationRunnerHandle } from './conversation-runner.js';
 import { EventStoreService } from './event-store.service.js';
 import { EventsController } from './events.controller.js';
 import { EventsService } from './events.service.js';
@@ -9,7 +10,7 @@ import { EventsService } from './events.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([EventEntity]), AuthModule],
   controllers: [EventsController],
-  providers: [EventStoreService, EventsService],
-  exports: [EventStoreService, EventsService],
+  providers: [EventStoreService, EventsService, ConversationRunnerHandle],
+  exports: [EventStoreService, EventsService, ConversationRunnerHandle],
 })
 export class EventsModule {}

@@ -1,7 +1,7 @@
-import { Inject, Injectable, NotFoundException, Optional } from '@nestjs/common';
+import { Injectable, NotFoundException } from '@nestjs/common';
 import { RequestValidationException, type ValidationIssue } from '../common/validation/validation-issue.js';
 import { parseDateBound } from '../common/validation/is-date-or-date-time.js';
-import { CONVERSATION_RUNNER, type ConversationRunner } from './conversation-runner.js';
+import { ConversationRunnerHandle } from './conversation-runner.js';
 import type { EventFilters, StoredEventRow } from './event-filters.js';
 import { EventStoreService } from './event-store.service.js';
 import { buildEvent, isEventKind } from './dto/event-registry.js';
@@ -21,7 +21,7 @@ export interface MessageSent {
 export class EventsService {
   constructor(
     private readonly store: EventStoreService,
-    @Optional() @Inject(CONVERSATION_RUNNER) private readonly runner: ConversationRunner | null,
+    private readonly runner: ConversationRunnerHandle,
   ) {}
 
   async sendMessage(conversationId: string, message: SendMessageDto, idempotencyKey?: string | null): Promise<MessageSent> {
@@ -31,7 +31,7 @@ export class EventsService {
       llm_response_id: null,
     }) as unknown as Record<string, unknown>;
     const appended = await this.store.append(conversationId, event, { idempotencyKey });
-    if (message.run && this.runner) await this.runner.requestRun(conversationId);
+    if (message.run) await this.runner.requestRun(conversationId);
     return { event: appended.event, seq: appended.seq, created: appended.created };
   }
 
@@ -71,10 +71,13 @@ export class EventsService {
     return `{"items":[${rows.map((row) => row.json).join(',')}],"next_page_id":${nextPageId}}`;
   }
 
-  /** Count with the filters of either search route, given as query parameters. */
-  async count(conversationId: string, query: SearchEventsQueryDto & ReferenceEventSearchQueryDto): Promise<number> {
-    const filters: EventFilters = { ...toEventFilters(query), ...stripUndefined(referenceFilters(query)) };
-    return this.store.count(conversationId, filters);
+  /**
+   * Count with the filters of either search route, given as query parameters (this route's seven
+   * may also come as a JSON body, as for search). Every filter given applies: both dialects AND together.
+   */
+  async count(conversationId: string, query: SearchEventsQueryDto & ReferenceEventSearchQueryDto, body: EventFiltersDto = {}): Promise<number> {
+    const filters = toEventFilters(mergeFilterSources(query, body));
+    return this.store.count(conversationId, [filters, referenceFilters(query)]);
   }
 
   async getEventJson(conversationId: string, eventId: string): Promise<string> {
@@ -142,6 +145,3 @@ function referenceFilters(query: Partial<ReferenceEventSearchQueryDto>): EventFi
   return filters;
 }
 
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined && item !== null)) as Partial<T>;
-}

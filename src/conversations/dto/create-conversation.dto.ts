@@ -9,12 +9,16 @@ import {
   IsString,
   IsUUID,
   Length,
+  Max,
   MaxLength,
   Min,
   ValidateNested,
 } from 'class-validator';
 import { SendMessageDto } from '../../events/dto/requests/send-message.dto.js';
 import { ConfirmationPolicyDto } from './confirmation-policy.dto.js';
+
+/** conversations.max_iterations is a PostgreSQL integer. */
+export const MAX_ITERATIONS_LIMIT = 2_147_483_647;
 
 /** The first message; unlike a later send, it starts the agent unless it says run: false. */
 export class InitialMessageDto extends SendMessageDto {
@@ -61,10 +65,11 @@ export class CreateConversationDto {
   @Type(() => ConfirmationPolicyDto)
   confirmation_policy?: ConfirmationPolicyDto;
 
-  @ApiPropertyOptional({ minimum: 1, example: 100 })
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_ITERATIONS_LIMIT, example: 100 })
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(MAX_ITERATIONS_LIMIT)
   max_iterations?: number;
 
   @ApiPropertyOptional({ example: 'openai/gpt-4o', description: 'Overrides the model of your settings' })

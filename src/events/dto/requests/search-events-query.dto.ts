@@ -5,6 +5,9 @@ import { EVENT_KINDS } from '../event-registry.js';
 import { IsDateOrDateTime } from '../../../common/validation/is-date-or-date-time.js';
 import { ToBoolean, ToInteger, ToStringArray } from '../../../common/validation/query-transforms.js';
 
+/** Positions are PostgreSQL bigints read as JavaScript numbers: beyond this they are not exact. */
+const MAX_POSITION = Number.MAX_SAFE_INTEGER;
+
 const KINDS_MESSAGE = `each value must be an event kind: ${EVENT_KINDS.join(', ')}`;
 
 /** Paging of "search events" plus the same seven filters as the body, for clients that cannot send a GET body. */
@@ -14,6 +17,7 @@ export class SearchEventsQueryDto {
   @IsOptional()
   @IsInt()
   @Min(0)
+  @Max(MAX_POSITION)
   start_id: number = 0;
 
   @ApiPropertyOptional({ minimum: 0, description: 'Last position (inclusive)' })
@@ -21,6 +25,7 @@ export class SearchEventsQueryDto {
   @IsOptional()
   @IsInt()
   @Min(0)
+  @Max(MAX_POSITION)
   end_id?: number;
 
   @ApiPropertyOptional({ default: false, description: 'Newest first, from end_id (or the newest) down to start_id' })

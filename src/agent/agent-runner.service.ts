@@ -1,0 +1,260 @@
+import {
+  ConflictException,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { mkdir } from 'node:fs/promises';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { ConversationsService } from '../conversations/conversations.service.js';
+import type { ConversationEntity } from '../conversations/entities/conversation.entity.js';
+import { buildEvent } from '../events/dto/event-registry.js';
+import { EventStoreService, StaleRunGenerationError } from '../events/event-store.service.js';
+import type { ConversationRunner } from '../events/conversation-runner.js';
+import { SettingsService } from '../settings/settings.service.js';
+import { AgentLoop, pendingActionEvents, type RunEnd } from './agent-loop.js';
+import { createLlmClient, createMetrics, LlmError, redactSecrets, type LlmMetrics } from './llm/index.js';
+import { leaseTtlMs, RunLeaseService, type RunLease } from './run-lease.service.js';
+import { systemPromptText } from './system-prompt.js';
+import { createDefaultTools, type AgentTool } from './builtin-tools/index.js';
+
+type RunMode = 'fresh' | 'confirmed' | 'resume';
+
+const END_STATUS: Record<RunEnd, string | null> = {
+  finished: 'finished',
+  waiting_for_confirmation: 'waiting_for_confirmation',
+  stuck: 'stuck',
+  stopped: null,
+  max_iterations: 'error',
+  max_budget: 'error',
+};
+
+/**
+ * Starts, resumes and stops agent loops. A loop runs only while this process holds the
+ * conversation's run lease; a sweeper takes over runs whose holder died.
+ */
+@Injectable()
+export class AgentRunnerService implements ConversationRunner, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(AgentRunnerService.name);
+  private readonly running = new Map<string, Promise<void>>();
+  private sweeper: NodeJS.Timeout | null = null;
+  private shuttingDown = false;
+
+  constructor(
+    private readonly leases: RunLeaseService,
+    private readonly conversations: ConversationsService,
+    private readonly store: EventStoreService,
+    private readonly settings: SettingsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const every = Math.max(250, Math.floor(leaseTtlMs() / 3));
+    this.sweeper = setInterval(() => void this.takeOverOrphans(), every);
+    this.sweeper.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.shuttingDown = true;
+    if (this.sweeper) clearInterval(this.sweeper);
+  }
+
+  /** A message asked the agent to run: start it unless it runs (the running loop reads the message). */
+  async requestRun(conversationId: string): Promise<void> {
+    const status = await this.leases.executionStatus(conversationId);
+    if (status === 'waiting_for_confirmation') return;
+    if (!(await this.start(conversationId, 'fresh'))) await this.leases.markRunRequested(conversationId);
+  }
+
+  /** POST .../run: 409 when a loop already runs or actions wait for confirmation. */
+  async run(conversationId: string): Promise<void> {
+    const status = await this.leases.executionStatus(conversationId);
+    if (status === 'waiting_for_confirmation') {
+      throw new ConflictException({ detail: 'The agent is waiting for confirmation: respond to it first' });
+    }
+    if (status === 'running' || !(await this.start(conversationId, 'fresh'))) {
+      throw new ConflictException({ detail: 'The agent is already running' });
+    }
+  }
+
+  async pause(conversationId: string): Promise<void> {
+    await this.conversations.setExecutionStatus(conversationId, 'paused');
+    await this.store.append(conversationId, buildEvent('PauseEvent', {}) as unknown as Record<string, unknown>);
+  }
+
+  async respondToConfirmation(conversationId: string, accept: boolean, reason?: string): Promise<void> {
+    const status = await this.leases.executionStatus(conversationId);
+    if (status !== 'waiting_for_confirmation') {
+      throw new ConflictException({ detail: `Nothing waits for confirmation (status: ${status})` });
+    }
+    if (accept) {
+      if (!(await this.start(conversationId, 'confirmed'))) throw new ConflictException({ detail: 'The agent is already running' });
+      return;
+    }
+    const lease = await this.leases.acquire(conversationId);
+    if (!lease) throw new ConflictException({ detail: 'The agent is already running' });
+    try {
+      for (const actionEvent of pendingActionEvents(await this.store.all(conversationId))) {
+        const event = buildEvent('UserRejectObservation', {
+          tool_name: actionEvent.tool_name,
+          tool_call_id: actionEvent.tool_call_id,
+          action_id: actionEvent.id,
+          rejection_reason: reason?.trim() || 'User rejected the action',
+          rejection_source: 'user',
+        }) as unknown as Record<string, unknown>;
+        await this.store.append(conversationId, event, { runGeneration: lease.generation });
+      }
+      await this.conversations.setExecutionStatus(conversationId, 'idle', lease.generation);
+    } finally {
+      await this.leases.release(lease);
+    }
+  }
+
+  /** Before a delete: a local loop notices the missing conversation at its next write and ends. */
+  async stop(conversationId: string): Promise<void> {
+    await this.running.get(conversationId)?.catch(() => undefined);
+  }
+
+  /** Takes the lease and runs the loop in the background; false when someone else holds it. */
+  private async start(conversationId: string, mode: RunMode): Promise<boolean> {
+    if (this.shuttingDown) return false;
+    const lease = await this.leases.acquire(conversationId);
+    if (!lease) return false;
+    const run = this.runWithLease(conversationId, lease, mode)
+      .catch((error: unknown) => this.logger.error(`Run of ${conversationId} stopped: ${(error as Error).message}`))
+      .finally(() => this.running.delete(conversationId));
+    this.running.set(conversationId, run);
+    return true;
+  }
+
+  private async takeOverOrphans(): Promise<void> {
+    if (this.shuttingDown) return;
+    try {
+      for (const conversationId of await this.leases.orphanedRuns()) {
+        if (this.running.has(conversationId)) continue;
+        if (await this.start(conversationId, 'resume')) this.logger.log(`Took over the run of conversation ${conversationId}`);
+      }
+    } catch (error) {
+      this.logger.warn(`Run sweeper: ${(error as Error).message}`);
+    }
+  }
+
+  private async runWithLease(conversationId: string, initialLease: RunLease, mode: RunMode): Promise<void> {
+    let lease = initialLease;
+    let again = true;
+    while (again) {
+      again = false;
+      await this.runOnce(conversationId, lease, mode);
+      mode = 'fresh';
+      if ((await this.leases.release(lease)) && !this.shuttingDown) {
+        const status = await this.leases.executionStatus(conversationId);
+        if (status && status !== 'waiting_for_confirmation') {
+          const next = await this.leases.acquire(conversationId);
+          if (next) {
+            lease = next;
+            again = true;
+          }
+        }
+      }
+    }
+  }
+
+  private async runOnce(conversationId: string, lease: RunLease, mode: RunMode): Promise<void> {
+    let lost = false;
+    const heartbeat = setInterval(() => {
+      this.leases.renew(lease).then((held) => (lost ||= !held)).catch(() => undefined);
+    }, Math.max(100, Math.floor(leaseTtlMs() / 3)));
+    let secrets: Array<string | null | undefined> = [];
+    try {
+      const conversation = await this.conversations.find(conversationId);
+      const config = await this.runConfig(conversation);
+      secrets = [config.apiKey];
+      if (mode !== 'resume' || conversation.executionStatus !== 'running') {
+        await this.conversations.setExecutionStatus(conversationId, 'running', lease.generation);
+      }
+      if (!config.model) {
+        await this.fail(conversationId, lease, 'LLMNotConfigured',
+          'No LLM model is configured: set llm_model (and llm_api_key, llm_base_url if needed) with POST /api/settings, or agent.llm when creating the conversation.');
+        return;
+      }
+      const loop = await this.loopFor(conversationId, lease, conversation, config, () => lost);
+      const end = await loop.run(mode, systemPromptText(conversation.workspace!.working_dir, loop.toolNames));
+      if (end === 'max_iterations') {
+        await this.fail(conversationId, lease, 'MaxIterationsReached', `The agent reached max_iterations (${conversation.maxIterations}) in this run.`);
+      } else if (end === 'max_budget') {
+        await this.fail(conversationId, lease, 'MaxBudgetReached', `The agent passed max_budget_per_task (${config.maxBudget} USD).`);
+      } else if (END_STATUS[end]) {
+        await this.conversations.setExecutionStatus(conversationId, END_STATUS[end] as never, lease.generation);
+      }
+    } catch (error) {
+      if (error instanceof StaleRunGenerationError || lost) return;
+      if ((error as { status?: number }).status === 404) return; // deleted while running
+      const code = error instanceof LlmError ? error.constructor.name : (error as Error)?.constructor?.name ?? 'Error';
+      const detail = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
+      this.logger.error(`Run of ${conversationId} failed: ${code}: ${detail}`);
+      await this.fail(conversationId, lease, code, detail).catch(() => undefined);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private async fail(conversationId: string, lease: RunLease, code: string, detail: string): Promise<void> {
+    await this.store.append(
+      conversationId,
+      buildEvent('ConversationErrorEvent', { source: 'environment', code, detail }) as unknown as Record<string, unknown>,
+      { runGeneration: lease.generation },
+    );
+    await this.conversations.setExecutionStatus(conversationId, 'error', lease.generation);
+  }
+
+  /** The owner's settings at the moment the run starts, with the conversation's overrides. */
+  private async runConfig(conversation: ConversationEntity) {
+    const settings = await this.settings.resolveForAgent(conversation.ownerId);
+    const secrets = this.conversations.secretsOf(conversation);
+    const llm = conversation.agent?.llm;
+    const toolNames = (conversation.agent?.tools ?? []).map((tool) => tool.name);
+    return {
+      model: llm?.model || settings?.llmModel || null,
+      apiKey: secrets.llm_api_key || settings?.llmApiKey || null,
+      baseUrl: llm?.base_url || settings?.llmBaseUrl || null,
+      condense: settings?.enableDefaultCondenser ?? true,
+      maxBudget: settings?.maxBudgetPerTask ?? null,
+      toolNames,
+    };
+  }
+
+  private async loopFor(
+    conversationId: string,
+    lease: RunLease,
+    conversation: ConversationEntity,
+    config: Awaited<ReturnType<AgentRunnerService['runConfig']>>,
+    leaseLost: () => boolean,
+  ): Promise<AgentLoop> {
+    const workingDir = conversation.workspace!.working_dir;
+    await mkdir(workingDir, { recursive: true });
+    const wanted = new Set(config.toolNames);
+    const tools: AgentTool[] = createDefaultTools().filter((tool) => wanted.size === 0 || wanted.has(tool.name) || tool.name === 'finish');
+    const timeoutMs = Number(process.env.LLM_TIMEOUT_MS) || 300_000;
+    const maxRetries = process.env.LLM_MAX_RETRIES ? Number(process.env.LLM_MAX_RETRIES) : 4;
+    const stats = conversation.stats as { usage_to_metrics?: { agent?: LlmMetrics } };
+    return new AgentLoop({
+      conversationId,
+      lease,
+      llm: createLlmClient({ model: config.model!, apiKey: config.apiKey, baseUrl: config.baseUrl, timeoutMs, maxRetries }),
+      tools,
+      toolContext: { workspaceDir: workingDir, conversationId },
+      policy: conversation.confirmationPolicy,
+      maxIterations: conversation.maxIterations,
+      condense: config.condense,
+      logCompletions: conversation.options.log_completions === true,
+      stuckDetection: conversation.stuckDetection,
+      metrics: { ...(stats.usage_to_metrics?.agent ?? createMetrics(config.model!)), max_budget_per_task: config.maxBudget },
+      store: this.store,
+      readStatus: () => this.leases.executionStatus(conversationId),
+      saveStats: (value) => this.conversations.changeState(conversationId, 'stats', value, lease.generation),
+      leaseLost,
+    });
+  }
+}

@@ -1,0 +1,25 @@
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module.js';
+import { ConversationsModule } from '../conversations/conversations.module.js';
+import { ConversationRunnerHandle } from '../events/conversation-runner.js';
+import { EventsModule } from '../events/events.module.js';
+import { SettingsModule } from '../settings/settings.module.js';
+import { AgentController } from './agent.controller.js';
+import { AgentRunnerService } from './agent-runner.service.js';
+import { RunLeaseService } from './run-lease.service.js';
+
+@Module({
+  imports: [AuthModule, EventsModule, ConversationsModule, SettingsModule],
+  controllers: [AgentController],
+  providers: [RunLeaseService, AgentRunnerService],
+})
+export class AgentModule implements OnModuleInit {
+  constructor(
+    private readonly handle: ConversationRunnerHandle,
+    private readonly runner: AgentRunnerService,
+  ) {}
+
+  onModuleInit(): void {
+    this.handle.attach(this.runner);
+  }
+}
