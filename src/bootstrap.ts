@@ -5,6 +5,7 @@ import { configureApp } from './app.setup.js';
 import type { AppConfig } from './config/app-config.js';
 import { resolveDatabase, type ResolvedDatabase } from './database/database-url.js';
 import { runMigrations } from './database/migrate.js';
+import { waitForDatabase } from './database/wait-for-database.js';
 
 export interface RunningService {
   app: NestExpressApplication;
@@ -16,6 +17,7 @@ export interface RunningService {
 /** Resolves the database (embedded when DATABASE_URL is unset), applies migrations, then serves. */
 export async function startService(config: AppConfig): Promise<RunningService> {
   const database = await resolveDatabase(config);
+  await waitForDatabase(database.url, 60_000, (line) => process.stderr.write(`${line}\n`));
   await runMigrations(database.url);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config, database.url), {
     bodyParser: false,
