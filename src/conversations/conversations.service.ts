@@ -12,7 +12,7 @@ import { EventsService } from '../events/events.service.js';
 import { SecretCipher } from '../settings/secret-cipher.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { toConversationRecord } from './conversation-record.js';
-import type { CreateConversationDto } from './dto/create-conversation.dto.js';
+import { MAX_ITERATIONS_LIMIT, type CreateConversationDto } from './dto/create-conversation.dto.js';
 import type { ConversationFiltersQueryDto, SearchConversationsQueryDto } from './dto/search-conversations-query.dto.js';
 import {
   ConversationEntity,
@@ -73,7 +73,8 @@ export class ConversationsService {
       title: dto.title ?? null,
       executionStatus: 'idle',
       confirmationPolicy,
-      maxIterations: dto.max_iterations ?? userDefaults?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+      // Settings do not bound max_iterations; the column is a 32-bit integer.
+      maxIterations: Math.min(dto.max_iterations ?? userDefaults?.maxIterations ?? DEFAULT_MAX_ITERATIONS, MAX_ITERATIONS_LIMIT),
       stuckDetection: dto.stuck_detection ?? true,
       agent,
       workspace: {

@@ -60,6 +60,9 @@ export class HttpClient {
       body = JSON.stringify(options.body);
       headers['Content-Type'] = 'application/json';
     }
+    // node:http does not frame a GET body by itself (no chunking for GET): without a length the
+    // server would read the body as the next request.
+    if (body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(body));
     // node:http rather than fetch: search sends a JSON body with GET, which fetch refuses.
     const response = await new Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }>(
       (resolve, reject) => {

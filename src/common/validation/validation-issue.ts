@@ -50,6 +50,8 @@ const TYPE_BY_CONSTRAINT: Record<string, string> = {
   isDateString: 'datetime_parsing',
 };
 
+const TYPE_CONSTRAINTS = new Set(['isInt', 'isNumber', 'isBoolean', 'isString', 'isArray', 'isObject']);
+
 function locPart(property: string): LocPart {
   return /^\d+$/.test(property) ? Number(property) : property;
 }
@@ -64,8 +66,12 @@ export function toValidationIssues(errors: ValidationError[], root: LocPart[]): 
     if ('isDefined' in constraints && error.value === undefined) {
       issues.push({ loc, msg: 'Field required', type: 'missing' });
     } else {
-      for (const [name, message] of Object.entries(constraints)) {
-        issues.push({ loc, msg: message, type: TYPE_BY_CONSTRAINT[name] ?? 'value_error' });
+      // A value of the wrong type also fails the range and length checks; those would only mislead
+      // ("limit must not be greater than 100" for "abc"), so a type failure is reported alone.
+      const names = Object.keys(constraints);
+      const typeFailures = names.filter((name) => name === 'isDefined' || TYPE_CONSTRAINTS.has(name));
+      for (const name of typeFailures.length ? typeFailures : names) {
+        issues.push({ loc, msg: constraints[name], type: TYPE_BY_CONSTRAINT[name] ?? 'value_error' });
       }
     }
     for (const child of error.children ?? []) walk(child, loc);
