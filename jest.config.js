@@ -30,8 +30,9 @@ export default {
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.mjs',
       globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
-      testTimeout: 60000,
     },
   ],
+  // Top level: jest ignores testTimeout inside a project. End-to-end hooks start real processes.
+  testTimeout: 60000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
 };

@@ -7,6 +7,8 @@ import type { AppConfig } from './config/app-config.js';
 import { errorResponse } from './common/errors/http-error.filter.js';
 import { AppValidationPipe } from './common/validation/app-validation.pipe.js';
 import { SESSION_KEY_HEADER } from './auth/session-key.util.js';
+import { SessionKeysService } from './auth/session-keys.service.js';
+import { PathWsAdapter } from './events/gateway/path-ws-adapter.js';
 
 export const SESSION_KEY_SCHEME = 'X-Session-API-Key';
 
@@ -18,8 +20,14 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   // Our own JSON parser: any JSON value (null included) is accepted here and judged by the route,
   // and parse or size failures get the contract's bodies instead of Express's HTML page.
   app.use(express.json({ limit: config.maxBodyBytes, strict: false, type: ['application/json', 'application/*+json'] }));
-  app.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+  const sessionKeys = app.get(SessionKeysService);
+  app.use(async (error: unknown, req: Request, res: Response, next: NextFunction) => {
     if (!error) return next();
+    // The contract checks the key first: a bad body from a caller without a valid key is a 401.
+    if (req.path.startsWith('/api/') && !(await sessionKeys.authenticate(req.header(SESSION_KEY_HEADER)).catch(() => null))) {
+      res.status(401).json({ detail: 'Unauthorized' });
+      return;
+    }
     const { status, body } = errorResponse(error);
     res.status(status).json(body);
   });
@@ -27,6 +35,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     app.enableCors({ origin: config.corsOrigins, allowedHeaders: ['Content-Type', SESSION_KEY_HEADER, 'Idempotency-Key'] });
   }
   app.useGlobalPipes(new AppValidationPipe());
+  app.useWebSocketAdapter(new PathWsAdapter(app, { maxPayload: config.maxBodyBytes }));
   app.enableShutdownHooks();
   setUpOpenApi(app);
 }
@@ -45,6 +54,10 @@ function setUpOpenApi(app: INestApplication): void {
       .addSecurityRequirements(SESSION_KEY_SCHEME)
       .build(),
   );
+  for (const [path, operations] of Object.entries(document.paths)) {
+    if (path.startsWith('/api/')) continue;
+    for (const operation of Object.values(operations) as Array<{ security?: unknown[] }>) operation.security = [];
+  }
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'openapi.json',
     swaggerOptions: { persistAuthorization: true },

@@ -220,6 +220,18 @@ function agentConfigFrom(dto: CreateConversationDto): { agent: ConversationAgent
     }
   }
   const { api_key: apiKey, ...llmRest } = llm;
+  if (agent.tools !== undefined) {
+    const tools = agent.tools;
+    if (!Array.isArray(tools)) throw RequestValidationException.single(['body', 'agent', 'tools'], 'tools must be an array', 'list_type');
+    tools.forEach((tool, index) => {
+      if (!tool || typeof tool !== 'object' || typeof (tool as { name?: unknown }).name !== 'string') {
+        throw RequestValidationException.single(['body', 'agent', 'tools', index], 'each tool needs a string name', 'model_type');
+      }
+    });
+  }
+  if (agent.mcp_config !== undefined && agent.mcp_config !== null && (typeof agent.mcp_config !== 'object' || Array.isArray(agent.mcp_config))) {
+    throw RequestValidationException.single(['body', 'agent', 'mcp_config'], 'mcp_config must be an object', 'dict_type');
+  }
   const tools = Array.isArray(agent.tools)
     ? (agent.tools as Array<{ name: string; params?: Record<string, unknown> }>)
     : DEFAULT_TOOLS.map((name) => ({ name }));

@@ -23,8 +23,6 @@ export const MAX_ITERATIONS_LIMIT = 2_147_483_647;
 /** The first message; unlike a later send, it starts the agent unless it says run: false. */
 export class InitialMessageDto extends SendMessageDto {
   @ApiPropertyOptional({ default: true })
-  @IsOptional()
-  @IsBoolean()
   override run: boolean = true;
 }
 
