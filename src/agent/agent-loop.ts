@@ -39,6 +39,10 @@ export interface AgentLoopOptions {
   readStatus: () => Promise<string | null>;
   saveStats: (stats: Record<string, unknown>) => Promise<void>;
   leaseLost: () => boolean;
+  /** Aborts an LLM call in flight (the conversation is being deleted). */
+  signal: AbortSignal;
+  /** Called before each step reads the log: messages already in it need no further run. */
+  clearRunRequested: () => Promise<void>;
 }
 
 const SECURITY_RISKS = new Set(['UNKNOWN', 'LOW', 'MEDIUM', 'HIGH']);
@@ -118,9 +122,10 @@ export class AgentLoop {
       }
     }
     for (let iteration = 0; ; iteration++) {
-      if (this.options.leaseLost()) return 'stopped';
+      if (this.options.leaseLost() || this.options.signal.aborted) return 'stopped';
       if ((await this.options.readStatus()) !== 'running') return 'stopped';
       if (iteration >= this.options.maxIterations) return 'max_iterations';
+      await this.options.clearRunRequested();
       await this.refreshLog();
       const end = await this.step();
       if (end) return end;
@@ -161,7 +166,7 @@ export class AgentLoop {
   private async callLlm(): Promise<LlmResponse> {
     const view = buildLlmView(this.log);
     const tools = this.options.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
-    const response = await this.options.llm.complete({ messages: view.messages, tools });
+    const response = await this.options.llm.complete({ messages: view.messages, tools, signal: this.options.signal });
     await this.recordUsage(response);
     return response;
   }

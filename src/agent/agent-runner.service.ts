@@ -4,7 +4,7 @@ import {
   Injectable,
   Logger,
   type OnApplicationBootstrap,
-  type OnApplicationShutdown,
+  type BeforeApplicationShutdown,
 } from '@nestjs/common';
 import { mkdir } from 'node:fs/promises';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -36,9 +36,10 @@ const END_STATUS: Record<RunEnd, string | null> = {
  * conversation's run lease; a sweeper takes over runs whose holder died.
  */
 @Injectable()
-export class AgentRunnerService implements ConversationRunner, OnApplicationBootstrap, OnApplicationShutdown {
+export class AgentRunnerService implements ConversationRunner, OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(AgentRunnerService.name);
   private readonly running = new Map<string, Promise<void>>();
+  private readonly aborts = new Map<string, AbortController>();
   private sweeper: NodeJS.Timeout | null = null;
   private shuttingDown = false;
 
@@ -56,9 +57,16 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
     this.sweeper.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * On SIGTERM: stop local loops where they are and give their leases up, so another instance
+   * (or this one after a restart) resumes them at once instead of after the lease expires.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     this.shuttingDown = true;
     if (this.sweeper) clearInterval(this.sweeper);
+    for (const abort of this.aborts.values()) abort.abort();
+    const runs = [...this.running.values()];
+    await Promise.race([Promise.allSettled(runs), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
   }
 
   /** A message asked the agent to run: start it unless it runs (the running loop reads the message). */
@@ -112,9 +120,15 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
     }
   }
 
-  /** Before a delete: a local loop notices the missing conversation at its next write and ends. */
+  /**
+   * Before a delete: aborts a local loop's LLM call and waits briefly for it to end (a loop on
+   * another instance ends at its next write, which finds the conversation gone).
+   */
   async stop(conversationId: string): Promise<void> {
-    await this.running.get(conversationId)?.catch(() => undefined);
+    this.aborts.get(conversationId)?.abort();
+    const run = this.running.get(conversationId);
+    if (run) await Promise.race([run, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+    for (const tool of createDefaultTools()) (tool as { dispose?: (id: string) => void }).dispose?.(conversationId);
   }
 
   /** Takes the lease and runs the loop in the background; false when someone else holds it. */
@@ -122,9 +136,14 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
     if (this.shuttingDown) return false;
     const lease = await this.leases.acquire(conversationId);
     if (!lease) return false;
-    const run = this.runWithLease(conversationId, lease, mode)
+    const abort = new AbortController();
+    this.aborts.set(conversationId, abort);
+    const run = this.runWithLease(conversationId, lease, mode, abort.signal)
       .catch((error: unknown) => this.logger.error(`Run of ${conversationId} stopped: ${(error as Error).message}`))
-      .finally(() => this.running.delete(conversationId));
+      .finally(() => {
+        this.running.delete(conversationId);
+        this.aborts.delete(conversationId);
+      });
     this.running.set(conversationId, run);
     return true;
   }
@@ -141,14 +160,14 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
     }
   }
 
-  private async runWithLease(conversationId: string, initialLease: RunLease, mode: RunMode): Promise<void> {
+  private async runWithLease(conversationId: string, initialLease: RunLease, mode: RunMode, signal: AbortSignal): Promise<void> {
     let lease = initialLease;
     let again = true;
     while (again) {
       again = false;
-      await this.runOnce(conversationId, lease, mode);
+      await this.runOnce(conversationId, lease, mode, signal);
       mode = 'fresh';
-      if ((await this.leases.release(lease)) && !this.shuttingDown) {
+      if ((await this.leases.release(lease)) && !this.shuttingDown && !signal.aborted) {
         const status = await this.leases.executionStatus(conversationId);
         if (status && status !== 'waiting_for_confirmation') {
           const next = await this.leases.acquire(conversationId);
@@ -161,7 +180,7 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
     }
   }
 
-  private async runOnce(conversationId: string, lease: RunLease, mode: RunMode): Promise<void> {
+  private async runOnce(conversationId: string, lease: RunLease, mode: RunMode, signal: AbortSignal): Promise<void> {
     let lost = false;
     const heartbeat = setInterval(() => {
       this.leases.renew(lease).then((held) => (lost ||= !held)).catch(() => undefined);
@@ -179,7 +198,7 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
           'No LLM model is configured: set llm_model (and llm_api_key, llm_base_url if needed) with POST /api/settings, or agent.llm when creating the conversation.');
         return;
       }
-      const loop = await this.loopFor(conversationId, lease, conversation, config, () => lost);
+      const loop = await this.loopFor(conversationId, lease, conversation, config, () => lost, signal);
       const end = await loop.run(mode, systemPromptText(conversation.workspace!.working_dir, loop.toolNames));
       if (end === 'max_iterations') {
         await this.fail(conversationId, lease, 'MaxIterationsReached', `The agent reached max_iterations (${conversation.maxIterations}) in this run.`);
@@ -189,7 +208,7 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
         await this.conversations.setExecutionStatus(conversationId, END_STATUS[end] as never, lease.generation);
       }
     } catch (error) {
-      if (error instanceof StaleRunGenerationError || lost) return;
+      if (error instanceof StaleRunGenerationError || lost || signal.aborted) return;
       if ((error as { status?: number }).status === 404) return; // deleted while running
       const code = error instanceof LlmError ? error.constructor.name : (error as Error)?.constructor?.name ?? 'Error';
       const detail = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
@@ -231,6 +250,7 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
     conversation: ConversationEntity,
     config: Awaited<ReturnType<AgentRunnerService['runConfig']>>,
     leaseLost: () => boolean,
+    signal: AbortSignal,
   ): Promise<AgentLoop> {
     const workingDir = conversation.workspace!.working_dir;
     await mkdir(workingDir, { recursive: true });
@@ -255,6 +275,8 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
       readStatus: () => this.leases.executionStatus(conversationId),
       saveStats: (value) => this.conversations.changeState(conversationId, 'stats', value, lease.generation),
       leaseLost,
+      signal,
+      clearRunRequested: () => this.leases.clearRunRequested(lease),
     });
   }
 }
