@@ -16,7 +16,7 @@ import {
 } from './llm/index.js';
 import type { RunLease } from './run-lease.service.js';
 import { isStuck } from './stuck-detector.js';
-import type { AgentTool, ToolContext } from './builtin-tools/index.js';
+import type { AgentTool, ToolAction, ToolContext } from './tools/index.js';
 
 type StoredEvent = Record<string, any>;
 
@@ -242,7 +242,7 @@ export class AgentLoop {
     for (const { actionEvent, tool, action } of planned) {
       if (this.options.leaseLost()) return false;
       try {
-        const observation = await tool.execute(action, this.options.toolContext);
+        const observation = await tool.execute(action as ToolAction, this.options.toolContext);
         await this.append('ObservationEvent', {
           tool_name: actionEvent.tool_name,
           tool_call_id: actionEvent.tool_call_id,

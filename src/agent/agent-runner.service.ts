@@ -18,9 +18,12 @@ import { AgentLoop, pendingActionEvents, type RunEnd } from './agent-loop.js';
 import { createLlmClient, createMetrics, LlmError, redactSecrets, type LlmMetrics } from './llm/index.js';
 import { leaseTtlMs, RunLeaseService, type RunLease } from './run-lease.service.js';
 import { systemPromptText } from './system-prompt.js';
-import { createDefaultTools, type AgentTool } from './builtin-tools/index.js';
+import { sharedDefaultTools, type AgentTool } from './tools/index.js';
 
 type RunMode = 'fresh' | 'confirmed' | 'resume';
+
+/** How long respond_to_confirmation waits for a lease whose loop has ended but not released it yet. */
+const ACQUIRE_WAIT_MS = 2_000;
 
 const END_STATUS: Record<RunEnd, string | null> = {
   finished: 'finished',
@@ -73,7 +76,18 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
   async requestRun(conversationId: string): Promise<void> {
     const status = await this.leases.executionStatus(conversationId);
     if (status === 'waiting_for_confirmation') return;
-    if (!(await this.start(conversationId, 'fresh'))) await this.leases.markRunRequested(conversationId);
+    await this.startOrRequest(conversationId);
+  }
+
+  /**
+   * Starts a loop, or, while another holds the lease (a step still in flight after a pause, a loop
+   * writing its last event), marks the run requested so the holder runs again when it releases.
+   */
+  private async startOrRequest(conversationId: string): Promise<void> {
+    if (await this.start(conversationId, 'fresh')) return;
+    await this.leases.markRunRequested(conversationId);
+    // The holder may have released between our attempt and the mark, without seeing it: try once more.
+    await this.start(conversationId, 'fresh');
   }
 
   /** POST .../run: 409 when a loop already runs or actions wait for confirmation. */
@@ -82,13 +96,14 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
     if (status === 'waiting_for_confirmation') {
       throw new ConflictException({ detail: 'The agent is waiting for confirmation: respond to it first' });
     }
-    if (status === 'running' || !(await this.start(conversationId, 'fresh'))) {
-      throw new ConflictException({ detail: 'The agent is already running' });
-    }
+    if (status === 'running') throw new ConflictException({ detail: 'The agent is already running' });
+    await this.startOrRequest(conversationId);
   }
 
   async pause(conversationId: string): Promise<void> {
     await this.conversations.setExecutionStatus(conversationId, 'paused');
+    // A run asked for before the pause must not restart the loop when its current step ends.
+    await this.leases.cancelRunRequest(conversationId);
     await this.store.append(conversationId, buildEvent('PauseEvent', {}) as unknown as Record<string, unknown>);
   }
 
@@ -97,12 +112,19 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
     if (status !== 'waiting_for_confirmation') {
       throw new ConflictException({ detail: `Nothing waits for confirmation (status: ${status})` });
     }
+    // The loop writes waiting_for_confirmation just before it releases the lease: a client answering at
+    // once must not be refused for that.
+    const lease = await this.acquireSoon(conversationId);
+    if (!lease) throw new ConflictException({ detail: 'The agent is already running' });
+    const current = await this.leases.executionStatus(conversationId);
+    if (current !== 'waiting_for_confirmation') {
+      await this.leases.release(lease); // another answer came first
+      throw new ConflictException({ detail: `Nothing waits for confirmation (status: ${current})` });
+    }
     if (accept) {
-      if (!(await this.start(conversationId, 'confirmed'))) throw new ConflictException({ detail: 'The agent is already running' });
+      this.launch(conversationId, lease, 'confirmed');
       return;
     }
-    const lease = await this.leases.acquire(conversationId);
-    if (!lease) throw new ConflictException({ detail: 'The agent is already running' });
     try {
       for (const actionEvent of pendingActionEvents(await this.store.all(conversationId))) {
         const event = buildEvent('UserRejectObservation', {
@@ -128,7 +150,7 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
     this.aborts.get(conversationId)?.abort();
     const run = this.running.get(conversationId);
     if (run) await Promise.race([run, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
-    for (const tool of createDefaultTools()) (tool as { dispose?: (id: string) => void }).dispose?.(conversationId);
+    for (const tool of sharedDefaultTools()) await tool.dispose?.(conversationId);
   }
 
   /** Takes the lease and runs the loop in the background; false when someone else holds it. */
@@ -136,16 +158,33 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
     if (this.shuttingDown) return false;
     const lease = await this.leases.acquire(conversationId);
     if (!lease) return false;
+    this.launch(conversationId, lease, mode);
+    return true;
+  }
+
+  /** Runs the loop in the background under a lease already taken. */
+  private launch(conversationId: string, lease: RunLease, mode: RunMode): void {
     const abort = new AbortController();
     this.aborts.set(conversationId, abort);
-    const run = this.runWithLease(conversationId, lease, mode, abort.signal)
+    const run: Promise<void> = this.runWithLease(conversationId, lease, mode, abort.signal)
       .catch((error: unknown) => this.logger.error(`Run of ${conversationId} stopped: ${(error as Error).message}`))
       .finally(() => {
-        this.running.delete(conversationId);
-        this.aborts.delete(conversationId);
+        // A next run may already have been launched here (its lease taken right after our release).
+        if (this.running.get(conversationId) === run) this.running.delete(conversationId);
+        if (this.aborts.get(conversationId) === abort) this.aborts.delete(conversationId);
       });
     this.running.set(conversationId, run);
-    return true;
+  }
+
+  /** The lease, waiting up to ACQUIRE_WAIT_MS for a holder whose loop has ended to release it. */
+  private async acquireSoon(conversationId: string): Promise<RunLease | null> {
+    const deadline = Date.now() + ACQUIRE_WAIT_MS;
+    for (;;) {
+      if (this.shuttingDown) return null;
+      const lease = await this.leases.acquire(conversationId);
+      if (lease || Date.now() >= deadline) return lease;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
   }
 
   private async takeOverOrphans(): Promise<void> {
@@ -255,7 +294,7 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
     const workingDir = conversation.workspace!.working_dir;
     await mkdir(workingDir, { recursive: true });
     const wanted = new Set(config.toolNames);
-    const tools: AgentTool[] = createDefaultTools().filter((tool) => wanted.size === 0 || wanted.has(tool.name) || tool.name === 'finish');
+    const tools: AgentTool[] = sharedDefaultTools().filter((tool) => wanted.size === 0 || wanted.has(tool.name) || tool.name === 'finish');
     const timeoutMs = Number(process.env.LLM_TIMEOUT_MS) || 300_000;
     const maxRetries = process.env.LLM_MAX_RETRIES ? Number(process.env.LLM_MAX_RETRIES) : 4;
     const stats = conversation.stats as { usage_to_metrics?: { agent?: LlmMetrics } };

@@ -1,4 +1,5 @@
 import type { Message } from './llm/index.js';
+import { observationToLlmText } from './tools/index.js';
 
 type StoredEvent = Record<string, any>;
 
@@ -88,7 +89,7 @@ export function toMessages(view: StoredEvent[]): Message[] {
         messages.push({ role: 'user', content: [{ type: 'text', text: `Summary of the earlier conversation:\n${event.summary}`, cache_prompt: false }] } as Message);
         break;
       case 'ObservationEvent':
-        messages.push(toolMessage(event.tool_call_id, event.tool_name, observationText(event.observation)));
+        messages.push(toolMessage(event.tool_call_id, event.tool_name, observationToLlmText(event.observation)));
         break;
       case 'UserRejectObservation':
         messages.push(toolMessage(event.tool_call_id, event.tool_name, `Action rejected: ${event.rejection_reason}`));

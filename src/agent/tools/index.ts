@@ -1,0 +1,12 @@
+export * from './tool.js';
+export { readSharedArguments, ToolArguments, toolParameters } from './tool-arguments.js';
+export { observationToLlmContent, observationToLlmText } from './observation-text.js';
+export { createDefaultTools, sharedDefaultTools, ToolRegistry, type DefaultToolsOptions } from './tool-registry.js';
+export { resolveInWorkspace, WorkspacePathError } from './workspace-paths.js';
+export * from './terminal.tool.js';
+export * from './file-editor.tool.js';
+export * from './task-tracker.tool.js';
+export * from './think.tool.js';
+export * from './finish.tool.js';
+export * from './glob.tool.js';
+export * from './grep.tool.js';
