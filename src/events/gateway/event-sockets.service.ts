@@ -43,10 +43,6 @@ export class EventSocketsService implements OnApplicationBootstrap, BeforeApplic
     this.services = { sessionKeys, owners, conversations, store, events, hub, config, logger: this.logger };
   }
 
-  get openSockets(): number {
-    return this.sessions.size;
-  }
-
   onApplicationBootstrap(): void {
     this.heartbeat = setInterval(() => this.ping(), this.config.pingIntervalMs);
     this.heartbeat.unref();

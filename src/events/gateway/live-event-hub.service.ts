@@ -73,10 +73,6 @@ export class LiveEventHub implements NotificationHandler, OnApplicationBootstrap
     if (channel.size === 0) this.channels.delete(subscription.conversationId);
   }
 
-  get subscribedConversations(): number {
-    return this.channels.size;
-  }
-
   onNotification(payload: string): void {
     const separator = payload.lastIndexOf(':');
     const seq = Number(payload.slice(separator + 1));

@@ -18,6 +18,5 @@ import { LiveEventHub } from './live-event-hub.service.js';
     EventSocketsService,
     EventsGateway,
   ],
-  exports: [LiveEventHub],
 })
 export class LiveEventsModule {}
