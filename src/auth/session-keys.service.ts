@@ -1,25 +1,18 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull, type Repository } from 'typeorm';
-import { ulid } from 'ulid';
+import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { SessionKeyEntity } from './entities/session-key.entity.js';
-import { UserEntity } from './entities/user.entity.js';
-import { generateSessionKey, hashSessionKey, isValidUserId } from './session-key.util.js';
+import { hashSessionKey } from './session-key.util.js';
+import {
+  countActiveSessionKeys,
+  issueSessionKey,
+  listSessionKeys,
+  revokeSessionKey,
+  type IssuedKey,
+  type SessionKeySummary,
+} from './session-key.store.js';
 
-export interface IssuedKey {
-  id: string;
-  userId: string;
-  key: string;
-}
-
-export interface SessionKeySummary {
-  id: string;
-  userId: string;
-  label: string | null;
-  createdAt: Date;
-  revokedAt: Date | null;
-}
+export type { IssuedKey, SessionKeySummary } from './session-key.store.js';
 
 /** How long a looked-up key is trusted before the database is asked again (revocation delay). */
 const CACHE_TTL_MS = 5_000;
@@ -44,9 +37,8 @@ export class SessionKeysService implements OnApplicationBootstrap {
     if (this.operatorKeys.size > 0) return;
     const issued = await this.dataSource.transaction(async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK_KEY]);
-      const active = await manager.getRepository(SessionKeyEntity).count({ where: { revokedAt: IsNull() } });
-      if (active > 0) return null;
-      return this.issue('admin', 'first start', manager.getRepository(SessionKeyEntity), manager.getRepository(UserEntity));
+      if ((await countActiveSessionKeys(manager)) > 0) return null;
+      return issueSessionKey(manager, 'admin', 'first start');
     });
     if (issued) {
       // Printed once to the terminal, deliberately not through the logger: it is the only copy.
@@ -77,23 +69,20 @@ export class SessionKeysService implements OnApplicationBootstrap {
   }
 
   async create(userId: string, label: string | null = null): Promise<IssuedKey> {
-    if (!isValidUserId(userId)) throw new Error('A user name uses 1 to 64 letters, digits or _.@-');
-    return this.dataSource.transaction((manager) =>
-      this.issue(userId, label, manager.getRepository(SessionKeyEntity), manager.getRepository(UserEntity)),
-    );
+    const issued = await this.dataSource.transaction((manager) => issueSessionKey(manager, userId, label));
+    this.logger.log(`Issued session key ${issued.id} for user ${userId}`);
+    return issued;
   }
 
   async list(): Promise<SessionKeySummary[]> {
-    const keys = await this.dataSource.getRepository(SessionKeyEntity).find({ order: { createdAt: 'ASC' } });
-    return keys.map(({ id, userId, label, createdAt, revokedAt }) => ({ id, userId, label, createdAt, revokedAt }));
+    return listSessionKeys(this.dataSource.manager);
   }
 
+  /** True when the key was active. Other processes notice within CACHE_TTL_MS. */
   async revoke(id: string): Promise<boolean> {
-    const result = await this.dataSource
-      .getRepository(SessionKeyEntity)
-      .update({ id, revokedAt: IsNull() }, { revokedAt: new Date() });
+    const outcome = await revokeSessionKey(this.dataSource.manager, id);
     this.cache.clear();
-    return (result.affected ?? 0) > 0;
+    return outcome === 'revoked';
   }
 
   async ensureUsers(userIds: string[]): Promise<void> {
@@ -102,19 +91,5 @@ export class SessionKeysService implements OnApplicationBootstrap {
       'INSERT INTO users (id) SELECT unnest($1::text[]) ON CONFLICT (id) DO NOTHING',
       [userIds],
     );
-  }
-
-  private async issue(
-    userId: string,
-    label: string | null,
-    keys: Repository<SessionKeyEntity>,
-    users: Repository<UserEntity>,
-  ): Promise<IssuedKey> {
-    await users.createQueryBuilder().insert().values({ id: userId }).orIgnore().execute();
-    const key = generateSessionKey();
-    const id = ulid();
-    await keys.insert({ id, userId, keyHash: hashSessionKey(key), label, revokedAt: null });
-    this.logger.log(`Issued session key ${id} for user ${userId}`);
-    return { id, userId, key };
   }
 }
