@@ -5,11 +5,10 @@ import {
   type CanActivate,
   type ExecutionContext,
 } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
-import { DataSource } from 'typeorm';
 import { RequestValidationException } from '../common/validation/validation-issue.js';
 import { normalizeUuid } from '../common/http/uuid.js';
+import { ConversationOwners } from './conversation-owners.service.js';
 import type { AuthenticatedRequest } from './current-user.decorator.js';
 
 export interface ConversationAccess {
@@ -27,7 +26,7 @@ export const NOT_OWNER_DETAIL = 'Only the conversation owner may access it';
  */
 @Injectable()
 export class ConversationOwnerGuard implements CanActivate {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly owners: ConversationOwners) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<ConversationRequest>();
@@ -40,18 +39,15 @@ export class ConversationOwnerGuard implements CanActivate {
         'uuid_parsing',
       );
     }
-    const ownerId = await this.ownerOf(conversationId);
+    const ownerId = await this.owners.ownerOf(conversationId);
     if (ownerId === null) throw new NotFoundException({ detail: `Conversation not found: ${conversationId}` });
     if (ownerId !== request.userId) throw new ForbiddenException({ detail: NOT_OWNER_DETAIL });
     request.conversationAccess = { conversationId, ownerId };
     return true;
   }
 
-  async ownerOf(conversationId: string): Promise<string | null> {
-    const rows: Array<{ owner_id: string }> = await this.dataSource.query(
-      'SELECT owner_id FROM conversations WHERE id = $1',
-      [conversationId],
-    );
-    return rows[0]?.owner_id ?? null;
+  /** Kept for callers outside HTTP (the WebSocket gateway). */
+  ownerOf(conversationId: string): Promise<string | null> {
+    return this.owners.ownerOf(conversationId);
   }
 }

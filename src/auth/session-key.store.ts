@@ -1,5 +1,5 @@
 import { IsNull, type EntityManager } from 'typeorm';
-import { ulid } from 'ulid';
+import { newUlid } from '../common/ids.js';
 import { SessionKeyEntity } from './entities/session-key.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import { generateSessionKey, hashSessionKey, isValidUserId } from './session-key.util.js';
@@ -35,7 +35,7 @@ export async function issueSessionKey(manager: EntityManager, userId: string, la
   if (!isValidUserId(userId)) throw new InvalidUserIdError();
   await manager.getRepository(UserEntity).createQueryBuilder().insert().values({ id: userId }).orIgnore().execute();
   const key = generateSessionKey();
-  const id = ulid();
+  const id = newUlid();
   await manager.getRepository(SessionKeyEntity).insert({ id, userId, keyHash: hashSessionKey(key), label, revokedAt: null });
   return { id, userId, key };
 }

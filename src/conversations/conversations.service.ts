@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { NOT_OWNER_DETAIL } from '../auth/conversation-owner.guard.js';
+import { ConversationOwners } from '../auth/conversation-owners.service.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { RequestValidationException } from '../common/validation/validation-issue.js';
 import { ConversationRunnerHandle } from '../events/conversation-runner.js';
@@ -42,6 +43,7 @@ export class ConversationsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly runner: ConversationRunnerHandle,
     private readonly settings: SettingsService,
+    private readonly owners: ConversationOwners,
   ) {
     this.cipher = new SecretCipher(config.secretsKey);
   }
@@ -176,6 +178,7 @@ export class ConversationsService {
   async delete(id: string): Promise<void> {
     await this.runner.stop(id);
     const result = await this.conversations.delete({ id });
+    this.owners.forget(id);
     if (!result.affected) throw new NotFoundException({ detail: `Conversation not found: ${id}` });
   }
 

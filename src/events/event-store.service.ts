@@ -4,8 +4,9 @@ import { DataSource } from 'typeorm';
 import type { EventFilters, PositionPage, StoredEventRow } from './event-filters.js';
 import { HIDDEN_EVENT_KINDS } from './event-kinds.js';
 import { containsPattern, eventSearchText } from './event-search-text.js';
+import { EventAnnouncer } from './event-announcer.service.js';
 
-export const EVENTS_CHANNEL = 'conversation_events';
+export { EVENTS_CHANNEL } from './event-announcer.service.js';
 
 export interface AppendOptions {
   /** A retried request carrying the same key appends nothing and gets the first event back. */
@@ -46,12 +47,15 @@ const UNIQUE_VIOLATION = '23505';
 /**
  * The append-only event log. Positions are allocated from conversations.last_seq inside the
  * same statement that inserts the row, so each conversation's positions are gapless and appends
- * to different conversations never wait on each other. NOTIFY carries (conversation_id, seq)
- * only and is delivered at commit.
+ * to different conversations never wait on each other. After the commit the EventAnnouncer
+ * tells live listeners, here and on other instances.
  */
 @Injectable()
 export class EventStoreService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly announcer: EventAnnouncer,
+  ) {}
 
   async append(conversationId: string, given: Record<string, unknown>, options: AppendOptions = {}): Promise<AppendedEvent> {
     const idempotencyKey = options.idempotencyKey ?? null;
@@ -95,7 +99,7 @@ export class EventStoreService {
            SELECT $1, next.last_seq, $2, $3, $4, $5, $6::jsonb, $7, $8 FROM next
            RETURNING seq
          )
-         SELECT seq, pg_notify('${EVENTS_CHANNEL}', $1 || ':' || seq) FROM inserted`,
+         SELECT seq FROM inserted`,
         params,
       );
     } catch (error) {
@@ -111,7 +115,9 @@ export class EventStoreService {
       }
       throw new NotFoundException({ detail: `Conversation not found: ${conversationId}` });
     }
-    return { seq: Number(rows[0].seq), event, created: true };
+    const seq = Number(rows[0].seq);
+    this.announcer.announce(conversationId, seq);
+    return { seq, event, created: true };
   }
 
   /** The event's JSON text, or null. */

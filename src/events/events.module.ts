@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module.js';
 import { EventEntity } from './entities/event.entity.js';
 import { ConversationRunnerHandle } from './conversation-runner.js';
+import { EventAnnouncer } from './event-announcer.service.js';
 import { EventStoreService } from './event-store.service.js';
 import { EventsController } from './events.controller.js';
 import { EventsService } from './events.service.js';
@@ -10,7 +11,7 @@ import { EventsService } from './events.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([EventEntity]), AuthModule],
   controllers: [EventsController],
-  providers: [EventStoreService, EventsService, ConversationRunnerHandle],
-  exports: [EventStoreService, EventsService, ConversationRunnerHandle],
+  providers: [EventStoreService, EventsService, ConversationRunnerHandle, EventAnnouncer],
+  exports: [EventStoreService, EventsService, ConversationRunnerHandle, EventAnnouncer],
 })
 export class EventsModule {}

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
+import { EventAnnouncer } from '../../src/events/event-announcer.service.js';
 import { EventStoreService } from '../../src/events/event-store.service.js';
 import { completeEvent, assertValidEvent } from '../../src/events/dto/event-registry.js';
 
@@ -10,13 +11,15 @@ import { completeEvent, assertValidEvent } from '../../src/events/dto/event-regi
 export class EventSeeder {
   private constructor(
     private readonly dataSource: DataSource,
+    private readonly announcer: EventAnnouncer,
     readonly store: EventStoreService,
   ) {}
 
   static async connect(url: string): Promise<EventSeeder> {
     const dataSource = new DataSource({ type: 'postgres', url, extra: { max: 4 } });
     await dataSource.initialize();
-    return new EventSeeder(dataSource, new EventStoreService(dataSource));
+    const announcer = new EventAnnouncer(dataSource);
+    return new EventSeeder(dataSource, announcer, new EventStoreService(dataSource, announcer));
   }
 
   async append(conversationId: string, fields: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -26,7 +29,8 @@ export class EventSeeder {
     return event;
   }
 
-  close(): Promise<void> {
-    return this.dataSource.destroy();
+  async close(): Promise<void> {
+    await this.announcer.drain();
+    await this.dataSource.destroy();
   }
 }

@@ -1,6 +1,6 @@
 import type { Params } from 'nestjs-pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ulid } from 'ulid';
+import { newUlid } from '../ids.js';
 import type { AppConfig } from '../../config/app-config.js';
 
 /** Paths pino redacts wherever they appear: secrets never reach a log line. */
@@ -23,7 +23,7 @@ export function loggerOptions(config: AppConfig): Params {
       redact: { paths: REDACTED_PATHS, censor: '**********' },
       genReqId: (req: IncomingMessage, res: ServerResponse) => {
         const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : ulid();
+        const id = typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : newUlid();
         res.setHeader('X-Request-Id', id);
         return id;
       },

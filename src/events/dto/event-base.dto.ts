@@ -1,10 +1,10 @@
-import { ulid } from 'ulid';
+import { newUlid } from '../../common/ids.js';
 import { EnumField, StringField } from './dto-field.decorators.js';
 import { EVENT_SOURCES, type EventSource } from './event-enums.js';
 
 /** Fields every event variant starts with; each variant then declares its `source` and `kind`. */
 export abstract class EventBase {
-  @StringField({ required: true, defaultFactory: () => ulid(), description: 'Unique event id (a ULID)' })
+  @StringField({ required: true, defaultFactory: () => newUlid(), description: 'Unique event id (a ULID)' })
   id: string;
 
   @StringField({

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { NotificationListener, type NotificationHandler } from '../../database/notification-listener.js';
+import { EventAnnouncer } from '../event-announcer.service.js';
 import { EVENTS_CHANNEL, EventStoreService } from '../event-store.service.js';
 import { CloseCode } from './close-codes.js';
 import { ConversationChannel } from './conversation-channel.js';
@@ -27,11 +28,14 @@ export class LiveEventHub implements NotificationHandler, OnApplicationBootstrap
   constructor(
     private readonly store: EventStoreService,
     private readonly listener: NotificationListener,
+    private readonly announcer: EventAnnouncer,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(LIVE_DELIVERY_CONFIG) private readonly config: LiveDeliveryConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    // Appends made by this process arrive at once; other instances' through LISTEN.
+    this.announcer.onAppend((conversationId, seq) => this.channels.get(conversationId)?.wake(seq));
     await this.listener.listen(EVENTS_CHANNEL, this);
     this.reconcileTimer = setInterval(() => void this.reconcile(), this.config.reconcileIntervalMs);
     this.reconcileTimer.unref();
