@@ -4,7 +4,7 @@
 //
 // Environment: DATABASE_URL (the server to create a scratch database on; default
 // postgres://postgres@127.0.0.1:5432/test), BENCH_ROUNDS / BENCH_ROUND_MS (alternating rounds of
-// benchmarks 1-2, default 4 x 2500 ms), BENCH_SEARCH_ROUNDS (default 6), BENCH_AGENT_STEPS /
+// benchmarks 1-2, default 4 x 2500 ms), BENCH_ONLY (events,search,agent,websocket), BENCH_SEARCH_ROUNDS (default 6), BENCH_AGENT_STEPS /
 // BENCH_AGENT_MANY_STEPS (think steps per conversation: 40 alone, 20 each of 50), BENCH_LOG_LEVEL.
 // Besides rates, each benchmark prints CPU ms per operation from /proc/<pid>/stat: on a shared,
 // noisy machine that figure moves far less than requests per second do.
@@ -83,6 +83,10 @@ function printTable(): void {
   log('       agent = steps/s vs bare LLM round trips/s; memory = MiB RSS.');
 }
 
+/** BENCH_ONLY=events,search,agent,websocket runs just those sections (all by default). */
+const only = new Set((process.env.BENCH_ONLY ?? '').split(',').map((name) => name.trim()).filter(Boolean));
+const wanted = (section: string) => only.size === 0 || only.has(section);
+
 async function main(): Promise<void> {
   const began = performance.now();
   log(`bench: node ${process.version}, ${new Date().toISOString()}`);
@@ -93,7 +97,7 @@ async function main(): Promise<void> {
   const startMemory = memoryOf(service.pid);
   const api = new Api(service.url);
 
-  const sent = await step('send message', () => benchSendMessage(api, service!.pid, database!.url));
+  const sent = wanted('events') ? await step('send message', () => benchSendMessage(api, service!.pid, database!.url)) : null;
   if (sent) figures.push(sent.figure);
 
   yardstick = await spawnReady(join(ROOT, 'dist/bench/yardstick-server.js'), [], { ...process.env, DATABASE_URL: database.url, POOL_SIZE: '16' });
@@ -102,10 +106,10 @@ async function main(): Promise<void> {
     if (got) figures.push(got);
   }
 
-  const searched = await step('search', () => benchSearch(api, database!.url));
+  const searched = wanted('search') ? await step('search', () => benchSearch(api, database!.url)) : null;
   if (searched) figures.push(...searched);
 
-  const agents = await step('agent', () => benchAgent(api, service!.pid));
+  const agents = wanted('agent') ? await step('agent', () => benchAgent(api, service!.pid)) : null;
   if (agents) figures.push(...agents);
 
   log('\n[5] Memory after the runs: VmRSS from /proc/<pid>/status');
@@ -133,7 +137,7 @@ async function main(): Promise<void> {
   // The WebSocket benchmark lives in its own module (written separately) and runs its own service.
   let websocket: Record<string, number | string> | string;
   const websocketModule = join(ROOT, 'dist/bench/websocket.js');
-  if (existsSync(websocketModule)) {
+  if (wanted('websocket') && existsSync(websocketModule)) {
     log('\n[6] WebSocket (bench/websocket.ts)');
     const specifier = './websocket.js';
     const result = await step('websocket', async () => {

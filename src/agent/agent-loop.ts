@@ -69,7 +69,10 @@ export function pendingActionEvents(log: StoredEvent[]): StoredEvent[] {
 export class AgentLoop {
   private readonly logger = new Logger(AgentLoop.name);
   private log: StoredEvent[] = [];
-  private lastSeq = -1;
+  /** Every stored event up to this position is in `log` (the loop's own appends may be ahead of it). */
+  private readUpTo = -1;
+  /** Positions of the events in `log`, which is kept in position order. */
+  private readonly seqOf = new Map<string, number>();
   private readonly toolsByName: Map<string, AgentTool>;
 
   constructor(private readonly options: AgentLoopOptions) {
@@ -81,20 +84,31 @@ export class AgentLoop {
     const { seq } = await this.options.store.append(this.options.conversationId, event, {
       runGeneration: this.options.lease.generation,
     });
-    this.log.push(event);
-    this.lastSeq = seq;
+    this.insert(event, seq);
+    if (seq === this.readUpTo + 1) this.readUpTo = seq;
     return event;
   }
 
+  /**
+   * Reads what others appended (a user message sent while a tool ran or the LLM answered) into the
+   * log at its position, including events stored before the loop's own latest append.
+   */
   private async refreshLog(): Promise<void> {
     for (;;) {
-      const rows = await this.options.store.readAfter(this.options.conversationId, this.lastSeq, 1000);
+      const rows = await this.options.store.readAfter(this.options.conversationId, this.readUpTo, 1000);
       for (const row of rows) {
-        this.log.push(JSON.parse(row.json));
-        this.lastSeq = row.seq;
+        if (!this.seqOf.has(row.id)) this.insert(JSON.parse(row.json), row.seq);
+        this.readUpTo = row.seq;
       }
       if (rows.length < 1000) return;
     }
+  }
+
+  private insert(event: StoredEvent, seq: number): void {
+    let at = this.log.length;
+    while (at > 0 && (this.seqOf.get(this.log[at - 1].id) ?? -1) > seq) at--;
+    this.log.splice(at, 0, event);
+    this.seqOf.set(event.id, seq);
   }
 
   /** Runs pending actions (accepted by the user) or answers them as interrupted, then steps. */
@@ -112,12 +126,13 @@ export class AgentLoop {
         const finished = await this.execute(pending);
         if (finished) return 'finished';
       } else {
+        // Resumed after the previous holder died: the action may have run partly. Otherwise it waited for a
+        // confirmation that never came (paused, or run again instead of answering) and did not run at all.
+        const error = mode === 'resume'
+          ? 'The action was interrupted by a restart of the service before it completed; check its effects before repeating it.'
+          : 'The action was not run: it was waiting for the user\'s confirmation when the run was stopped.';
         for (const { actionEvent } of pending) {
-          await this.append('AgentErrorEvent', {
-            tool_name: actionEvent.tool_name,
-            tool_call_id: actionEvent.tool_call_id,
-            error: 'The action was interrupted by a restart of the service before it completed; check its effects before repeating it.',
-          });
+          await this.append('AgentErrorEvent', { tool_name: actionEvent.tool_name, tool_call_id: actionEvent.tool_call_id, error });
         }
       }
     }

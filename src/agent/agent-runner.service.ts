@@ -229,9 +229,10 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
       const conversation = await this.conversations.find(conversationId);
       const config = await this.runConfig(conversation);
       secrets = [config.apiKey];
-      if (mode !== 'resume' || conversation.executionStatus !== 'running') {
-        await this.conversations.setExecutionStatus(conversationId, 'running', lease.generation);
-      }
+      // Still "running" with the lease free: the previous holder died or stopped mid-run, whoever noticed first
+      // (the sweeper, or a message or run that found the lease expired). Otherwise the run starts anew.
+      if (mode !== 'confirmed') mode = conversation.executionStatus === 'running' ? 'resume' : 'fresh';
+      if (mode !== 'resume') await this.conversations.setExecutionStatus(conversationId, 'running', lease.generation);
       if (!config.model) {
         await this.fail(conversationId, lease, 'LLMNotConfigured',
           'No LLM model is configured: set llm_model (and llm_api_key, llm_base_url if needed) with POST /api/settings, or agent.llm when creating the conversation.');

@@ -42,45 +42,54 @@ export function viewEvents(log: StoredEvent[]): StoredEvent[] {
   return view;
 }
 
-/** The chat messages for a view; parallel ActionEvents of one response become one assistant message. */
+/**
+ * The chat messages for a view. The ActionEvents of one response become one assistant message, and
+ * their results follow it at once, in call order: chat APIs refuse anything between an assistant's
+ * tool calls and their results, yet the log may hold a user message sent while a tool ran, or an
+ * invalid call's error between two calls of the batch. The system prompt comes first (it is stored
+ * after the first user message, and many chat templates accept a system message only at the start).
+ */
 export function toMessages(view: StoredEvent[]): Message[] {
-  const answered = new Set<string>();
+  const results = new Map<string, Message>();
   for (const event of view) {
-    if (event.kind === 'ObservationEvent' || event.kind === 'UserRejectObservation' || event.kind === 'AgentErrorEvent') {
-      answered.add(event.tool_call_id);
+    if (event.kind === 'ObservationEvent') {
+      results.set(event.tool_call_id, toolMessage(event.tool_call_id, event.tool_name, observationToLlmText(event.observation)));
+    } else if (event.kind === 'UserRejectObservation') {
+      results.set(event.tool_call_id, toolMessage(event.tool_call_id, event.tool_name, `Action rejected: ${event.rejection_reason}`));
+    } else if (event.kind === 'AgentErrorEvent') {
+      results.set(event.tool_call_id, toolMessage(event.tool_call_id, event.tool_name, event.error));
     }
   }
-  const messages: Message[] = [];
-  let pendingAssistant: { responseId: string; message: Message } | null = null;
-  const flush = () => {
-    if (pendingAssistant) messages.push(pendingAssistant.message);
-    pendingAssistant = null;
-  };
+  // A call without any result (cut off by a condensation, or still waiting) would make providers refuse the request.
+  const batches = new Map<string, StoredEvent[]>();
   for (const event of view) {
-    if (event.kind === 'ActionEvent') {
-      // A call without any result (cut off by a condensation) would make providers refuse the request.
-      if (!answered.has(event.tool_call_id)) continue;
-      if (pendingAssistant && pendingAssistant.responseId === event.llm_response_id) {
-        pendingAssistant.message.tool_calls!.push(event.tool_call);
-        continue;
-      }
-      flush();
-      pendingAssistant = {
-        responseId: event.llm_response_id,
-        message: {
-          role: 'assistant',
-          content: event.thought ?? [],
-          tool_calls: [event.tool_call],
-          reasoning_content: event.reasoning_content ?? null,
-          thinking_blocks: event.thinking_blocks ?? [],
-        } as Message,
-      };
-      continue;
-    }
-    flush();
+    if (event.kind !== 'ActionEvent' || !results.has(event.tool_call_id)) continue;
+    const key = event.llm_response_id ?? event.tool_call_id;
+    batches.set(key, [...(batches.get(key) ?? []), event]);
+  }
+  const system: Message[] = [];
+  const messages: Message[] = [];
+  const emitted = new Set<string>();
+  for (const event of view) {
     switch (event.kind) {
+      case 'ActionEvent': {
+        const key = event.llm_response_id ?? event.tool_call_id;
+        const batch = batches.get(key);
+        if (!batch || emitted.has(key)) break;
+        emitted.add(key);
+        const first = batch[0];
+        messages.push({
+          role: 'assistant',
+          content: first.thought ?? [],
+          tool_calls: batch.map((action) => action.tool_call),
+          reasoning_content: first.reasoning_content ?? null,
+          thinking_blocks: first.thinking_blocks ?? [],
+        } as Message);
+        for (const action of batch) messages.push(results.get(action.tool_call_id)!);
+        break;
+      }
       case 'SystemPromptEvent':
-        messages.push({ role: 'system', content: [event.system_prompt, ...(event.dynamic_context ? [event.dynamic_context] : [])] } as Message);
+        system.push({ role: 'system', content: [event.system_prompt, ...(event.dynamic_context ? [event.dynamic_context] : [])] } as Message);
         break;
       case 'MessageEvent':
         messages.push(event.llm_message as Message);
@@ -88,19 +97,10 @@ export function toMessages(view: StoredEvent[]): Message[] {
       case 'CondensationSummaryEvent':
         messages.push({ role: 'user', content: [{ type: 'text', text: `Summary of the earlier conversation:\n${event.summary}`, cache_prompt: false }] } as Message);
         break;
-      case 'ObservationEvent':
-        messages.push(toolMessage(event.tool_call_id, event.tool_name, observationToLlmText(event.observation)));
-        break;
-      case 'UserRejectObservation':
-        messages.push(toolMessage(event.tool_call_id, event.tool_name, `Action rejected: ${event.rejection_reason}`));
-        break;
-      case 'AgentErrorEvent':
-        messages.push(toolMessage(event.tool_call_id, event.tool_name, event.error));
-        break;
+      // Results were placed right after their calls; those whose call is not in the view are dropped.
     }
   }
-  flush();
-  return dropOrphanResults(messages);
+  return [...system, ...messages];
 }
 
 export function buildLlmView(log: StoredEvent[]): LlmView {
@@ -119,13 +119,4 @@ export function observationText(observation: Record<string, any>): string {
     .map((item: { text?: string }) => item.text ?? '')
     .join('\n');
   return observation?.is_error ? `Error: ${text}` : text;
-}
-
-/** Tool results whose call was condensed away would also be refused: drop them. */
-function dropOrphanResults(messages: Message[]): Message[] {
-  const called = new Set<string>();
-  return messages.filter((message) => {
-    for (const call of message.tool_calls ?? []) called.add(call.id);
-    return message.role !== 'tool' || called.has(message.tool_call_id ?? '');
-  });
 }

@@ -74,6 +74,11 @@ export class RunLeaseService {
     await this.dataSource.query('UPDATE conversations SET run_requested = true WHERE id = $1', [conversationId]);
   }
 
+  /** Withdraws a pending run request, whoever holds the lease (a pause). */
+  async cancelRunRequest(conversationId: string): Promise<void> {
+    await this.dataSource.query('UPDATE conversations SET run_requested = false WHERE id = $1', [conversationId]);
+  }
+
   async clearRunRequested(lease: RunLease): Promise<void> {
     await this.dataSource.query('UPDATE conversations SET run_requested = false WHERE id = $1 AND run_generation = $2', [
       lease.conversationId,

@@ -27,7 +27,7 @@ export class SettingsUpdateDto {
   @NullableString({ description: 'Agent name', example: 'CodeActAgent' })
   agent?: string | null;
 
-  @NullableInteger({ minimum: 1, description: 'Steps allowed per run (conversations default to 500 when unset)', example: 100 })
+  @NullableInteger({ minimum: 1, maximum: 1_000_000, description: 'Steps allowed per run (conversations default to 500 when unset)', example: 100 })
   max_iterations?: number | null;
 
   @NullableString({ example: 'llm' })
