@@ -17,10 +17,24 @@ import { SettingsService } from '../settings/settings.service.js';
 import { AgentLoop, pendingActionEvents, type RunEnd } from './agent-loop.js';
 import { createLlmClient, createMetrics, LlmError, redactSecrets, type LlmMetrics } from './llm/index.js';
 import { leaseTtlMs, RunLeaseService, type RunLease } from './run-lease.service.js';
+import { McpToolSet } from './mcp/mcp-tool-set.js';
+import { mcpServerSpecs } from './mcp/mcp-servers.js';
 import { systemPromptText } from './system-prompt.js';
 import { sharedDefaultTools, type AgentTool } from './tools/index.js';
 
 type RunMode = 'fresh' | 'confirmed' | 'resume';
+
+/** The reference's clients name tools by their class (TerminalTool); the LLM sees ours (terminal). */
+const BUILTIN_TOOL_NAMES: Record<string, string> = {
+  TerminalTool: 'terminal',
+  BashTool: 'terminal',
+  FileEditorTool: 'file_editor',
+  TaskTrackerTool: 'task_tracker',
+  ThinkTool: 'think',
+  FinishTool: 'finish',
+  GlobTool: 'glob',
+  GrepTool: 'grep',
+};
 
 /** How long respond_to_confirmation waits for a lease whose loop has ended but not released it yet. */
 const ACQUIRE_WAIT_MS = 2_000;
@@ -225,6 +239,7 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
       this.leases.renew(lease).then((held) => (lost ||= !held)).catch(() => undefined);
     }, Math.max(100, Math.floor(leaseTtlMs() / 3)));
     let secrets: Array<string | null | undefined> = [];
+    let mcp: McpToolSet | null = null;
     try {
       const conversation = await this.conversations.find(conversationId);
       const config = await this.runConfig(conversation);
@@ -238,7 +253,8 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
           'No LLM model is configured: set llm_model (and llm_api_key, llm_base_url if needed) with POST /api/settings, or agent.llm when creating the conversation.');
         return;
       }
-      const loop = await this.loopFor(conversationId, lease, conversation, config, () => lost, signal);
+      mcp = await McpToolSet.connect(mcpServerSpecs(config.mcpConfig), new Set(sharedDefaultTools().map((tool) => tool.name)));
+      const loop = await this.loopFor(conversationId, lease, conversation, config, () => lost, signal, mcp.tools);
       const end = await loop.run(mode, systemPromptText(conversation.workspace!.working_dir, loop.toolNames));
       if (end === 'max_iterations') {
         await this.fail(conversationId, lease, 'MaxIterationsReached', `The agent reached max_iterations (${conversation.maxIterations}) in this run.`);
@@ -256,6 +272,7 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
       await this.fail(conversationId, lease, code, detail).catch(() => undefined);
     } finally {
       clearInterval(heartbeat);
+      await mcp?.close();
     }
   }
 
@@ -273,7 +290,7 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
     const settings = await this.settings.resolveForAgent(conversation.ownerId);
     const secrets = this.conversations.secretsOf(conversation);
     const llm = conversation.agent?.llm;
-    const toolNames = (conversation.agent?.tools ?? []).map((tool) => tool.name);
+    const toolNames = (conversation.agent?.tools ?? []).map((tool) => BUILTIN_TOOL_NAMES[tool.name] ?? tool.name);
     return {
       model: llm?.model || settings?.llmModel || null,
       apiKey: secrets.llm_api_key || settings?.llmApiKey || null,
@@ -281,6 +298,8 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
       condense: settings?.enableDefaultCondenser ?? true,
       maxBudget: settings?.maxBudgetPerTask ?? null,
       toolNames,
+      // The conversation's own MCP servers (the reference's agent.mcp_config) replace the settings' ones.
+      mcpConfig: (secrets.mcp_config as unknown) ?? settings?.mcpConfig ?? null,
     };
   }
 
@@ -291,11 +310,15 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
     config: Awaited<ReturnType<AgentRunnerService['runConfig']>>,
     leaseLost: () => boolean,
     signal: AbortSignal,
+    mcpTools: AgentTool[] = [],
   ): Promise<AgentLoop> {
     const workingDir = conversation.workspace!.working_dir;
     await mkdir(workingDir, { recursive: true });
     const wanted = new Set(config.toolNames);
-    const tools: AgentTool[] = sharedDefaultTools().filter((tool) => wanted.size === 0 || wanted.has(tool.name) || tool.name === 'finish');
+    const tools: AgentTool[] = [
+      ...sharedDefaultTools().filter((tool) => wanted.size === 0 || wanted.has(tool.name) || tool.name === 'finish'),
+      ...mcpTools,
+    ];
     const timeoutMs = Number(process.env.LLM_TIMEOUT_MS) || 300_000;
     const maxRetries = process.env.LLM_MAX_RETRIES ? Number(process.env.LLM_MAX_RETRIES) : 4;
     const stats = conversation.stats as { usage_to_metrics?: { agent?: LlmMetrics } };

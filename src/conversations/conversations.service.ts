@@ -12,7 +12,7 @@ import { EventStoreService, type ConversationColumnChanges } from '../events/eve
 import { EventsService } from '../events/events.service.js';
 import { SecretCipher } from '../settings/secret-cipher.js';
 import { SettingsService } from '../settings/settings.service.js';
-import { toConversationRecord } from './conversation-record.js';
+import { MASKED_SECRET, toConversationRecord } from './conversation-record.js';
 import { MAX_ITERATIONS_LIMIT, type CreateConversationDto } from './dto/create-conversation.dto.js';
 import type { ConversationFiltersQueryDto, SearchConversationsQueryDto } from './dto/search-conversations-query.dto.js';
 import {
@@ -30,6 +30,8 @@ export const DEFAULT_TOOLS = ['terminal', 'file_editor', 'task_tracker', 'think'
 export interface ConversationSecrets {
   llm_api_key?: string | null;
   secrets?: Record<string, unknown>;
+  /** MCP servers may carry api keys and credentials in env: kept encrypted, served masked. */
+  mcp_config?: Record<string, unknown> | null;
 }
 
 @Injectable()
@@ -68,6 +70,10 @@ export class ConversationsService {
     const secrets: ConversationSecrets = {};
     if (llmApiKey) secrets.llm_api_key = llmApiKey;
     if (dto.secrets && Object.keys(dto.secrets).length) secrets.secrets = dto.secrets;
+    if (agent.mcp_config) {
+      secrets.mcp_config = agent.mcp_config;
+      agent.mcp_config = maskMcpConfig(agent.mcp_config);
+    }
     const now = new Date();
     const entity = this.conversations.create({
       id,
@@ -193,6 +199,19 @@ export class ConversationsService {
     if (status) builder.andWhere('c.execution_status = :status', { status });
     return builder;
   }
+}
+
+/** The same structure with every credential (api keys, env values, auth headers) masked. */
+export function maskMcpConfig(config: Record<string, unknown>): Record<string, unknown> {
+  const mask = (value: unknown, key: string | null, insideEnv: boolean): unknown => {
+    if (typeof value === 'string') return insideEnv || (key !== null && /api_key|token|secret|password|authorization/i.test(key)) ? MASKED_SECRET : value;
+    if (Array.isArray(value)) return value.map((item) => mask(item, null, insideEnv));
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value).map(([childKey, child]) => [childKey, mask(child, childKey, insideEnv || childKey === 'env' || childKey === 'headers')]));
+    }
+    return value;
+  };
+  return mask(config, null, false) as Record<string, unknown>;
 }
 
 function normalizePolicy(policy: ConfirmationPolicy): ConfirmationPolicy {
