@@ -13,6 +13,8 @@ import { EventsModule } from './events/events.module.js';
 import { LiveEventsModule } from './events/gateway/live-events.module.js';
 import { AgentModule } from './agent/agent.module.js';
 import { loggerOptions } from './common/logging/logger-options.js';
+import { ServerInfoModule } from './server-info/server-info.module.js';
+import { WorkspaceModule } from './workspace/workspace.module.js';
 
 @Module({})
 export class AppModule {
@@ -30,6 +32,8 @@ export class AppModule {
         ConversationsModule,
         AgentModule,
         LiveEventsModule,
+        WorkspaceModule,
+        ServerInfoModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
     };

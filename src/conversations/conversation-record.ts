@@ -30,6 +30,8 @@ export function toConversationRecord(entity: ConversationEntity, hasLlmApiKey: b
     blocked_actions: {},
     blocked_messages: {},
     agent_state: {},
-    persistence_dir: null,
+    // Where the reference keeps a conversation's state (its clients read it, and refuse null); ours is in
+    // PostgreSQL, so this names it in the reference's layout and is no host path.
+    persistence_dir: `workspace/conversations/${entity.id.replace(/-/g, '')}`,
   };
 }

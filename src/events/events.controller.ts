@@ -38,6 +38,8 @@ export class EventsController {
   }
 
   @Get('count')
+  // A bare integer is still JSON (the reference's clients parse the body by its content type).
+  @Header('Content-Type', 'application/json; charset=utf-8')
   @ApiOperation({
     summary: 'Count the events matching the filters of either search route',
     description: 'Filters as query parameters; the seven filters of search may also come as a JSON body, not both ways.',

@@ -382,12 +382,15 @@ describe('authentication and ownership', () => {
       expect(await queryDatabase(database.url, 'SELECT count(*)::int AS n FROM events')).toEqual(before);
     });
 
-    it('a max_iterations in the settings beyond what a conversation can hold does not break creating conversations', async () => {
+    it('settings refuse a max_iterations no conversation could hold; the largest allowed becomes the default', async () => {
       const carol = new HttpClient(service.url, CAROL_KEY);
-      expect((await carol.post('/api/settings', { body: { max_iterations: 99999999999999 } })).status).toBe(200);
+      const refused = await carol.post('/api/settings', { body: { max_iterations: 99999999999999 } });
+      expect(refused.status).toBe(422);
+      expect(refused.body.detail[0].loc).toEqual(['body', 'max_iterations']);
+      expect((await carol.post('/api/settings', { body: { max_iterations: 1_000_000 } })).status).toBe(200);
       const created = await carol.post('/api/conversations', { body: {} });
       expect(created.status).toBe(201);
-      expect(created.body.max_iterations).toBe(2_147_483_647);
+      expect(created.body.max_iterations).toBe(1_000_000);
       expect((await carol.post('/api/conversations', { body: { max_iterations: 7 } })).body.max_iterations).toBe(7);
     });
 

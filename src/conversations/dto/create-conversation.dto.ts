@@ -32,6 +32,13 @@ export class WorkspaceDto {
   @IsString()
   kind?: string;
 
+  // The reference TypeScript client sends `{type: "local", working_dir}`; the reference server ignores it.
+  @ApiPropertyOptional({ example: 'local', description: 'Accepted from the reference TypeScript client and ignored' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(50)
+  type?: string;
+
   @ApiPropertyOptional({ example: 'project', description: 'A directory inside your own workspace root' })
   @IsOptional()
   @IsString()
