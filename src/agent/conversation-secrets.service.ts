@@ -4,10 +4,10 @@ import { DataSource } from 'typeorm';
 import { MASKED_SECRET } from '../conversations/conversation-record.js';
 import { ConversationsService, type ConversationSecrets } from '../conversations/conversations.service.js';
 import { SecretCipher } from '../settings/secret-cipher.js';
-import { toSecretSources, toSecurityAnalyzer } from './secret-sources.js';
+import { toSecretSources, toSecurityAnalyzer } from '../conversations/conversation-secret-sources.js';
 
 /** What the conversation's encrypted secrets column holds besides ConversationSecrets' own fields. */
-type StoredSecrets = ConversationSecrets & { security_analyzer_api_key?: string | null };
+type StoredSecrets = ConversationSecrets;
 
 /**
  * POST .../secrets and .../security_analyzer. Secrets join the conversation's encrypted secrets and

@@ -13,6 +13,7 @@ import { EventsService } from '../events/events.service.js';
 import { SecretCipher } from '../settings/secret-cipher.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { MASKED_SECRET, toConversationRecord } from './conversation-record.js';
+import { toSecretSources, toSecurityAnalyzer } from './conversation-secret-sources.js';
 import { MAX_ITERATIONS_LIMIT, type CreateConversationDto } from './dto/create-conversation.dto.js';
 import type { ConversationFiltersQueryDto, SearchConversationsQueryDto } from './dto/search-conversations-query.dto.js';
 import {
@@ -32,6 +33,7 @@ export interface ConversationSecrets {
   secrets?: Record<string, unknown>;
   /** MCP servers may carry api keys and credentials in env: kept encrypted, served masked. */
   mcp_config?: Record<string, unknown> | null;
+  security_analyzer_api_key?: string | null;
 }
 
 @Injectable()
@@ -69,7 +71,13 @@ export class ConversationsService {
         : { kind: 'NeverConfirm' };
     const secrets: ConversationSecrets = {};
     if (llmApiKey) secrets.llm_api_key = llmApiKey;
-    if (dto.secrets && Object.keys(dto.secrets).length) secrets.secrets = dto.secrets;
+    if (dto.secrets && Object.keys(dto.secrets).length) secrets.secrets = toSecretSources(dto.secrets);
+    let securityAnalyzer: Record<string, unknown> | null = null;
+    if (dto.security_analyzer !== undefined) {
+      const choice = toSecurityAnalyzer(dto.security_analyzer, MASKED_SECRET);
+      securityAnalyzer = choice.analyzer;
+      if (choice.apiKey) secrets.security_analyzer_api_key = choice.apiKey;
+    }
     if (agent.mcp_config) {
       secrets.mcp_config = agent.mcp_config;
       agent.mcp_config = maskMcpConfig(agent.mcp_config);
@@ -89,7 +97,7 @@ export class ConversationsService {
         kind: 'LocalWorkspace',
         working_dir: resolveWorkingDir(this.config.workspaceRoot, userId, id, dto.workspace?.working_dir),
       },
-      securityAnalyzer: dto.security_analyzer ?? null,
+      securityAnalyzer,
       tags: validTags(dto.tags),
       stats: {},
       secrets: Object.keys(secrets).length ? this.cipher.encrypt(JSON.stringify(secrets), `conversation:${id}`) : null,

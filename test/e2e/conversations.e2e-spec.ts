@@ -77,6 +77,29 @@ describe('conversations', () => {
     expect(String(row.row)).not.toContain(secret);
   });
 
+  it('keeps secrets given at creation encrypted: security analyzer key masked, secrets never served', async () => {
+    const analyzerKey = 'grayswan-key-value-5521';
+    const secretValue = 'custom-secret-value-7730';
+    const response = await alice.post('/api/conversations', {
+      body: {
+        security_analyzer: { kind: 'GraySwanAnalyzer', api_key: analyzerKey },
+        secrets: { DEPLOY_TOKEN: secretValue },
+      },
+    });
+    expect(response.status).toBe(201);
+    expect(response.body.security_analyzer).toMatchObject({ kind: 'GraySwanAnalyzer', api_key: '**********' });
+    for (const text of [response.text, (await alice.get(`/api/conversations/${response.body.id}`)).text]) {
+      expect(text).not.toContain(analyzerKey);
+      expect(text).not.toContain(secretValue);
+    }
+    const [row] = await queryDatabase(database.url, 'SELECT row_to_json(c)::text AS row FROM conversations c WHERE id = $1', [response.body.id]);
+    expect(String(row.row)).not.toContain(analyzerKey);
+    expect(String(row.row)).not.toContain(secretValue);
+    const invalid = await alice.post('/api/conversations', { body: { security_analyzer: { kind: 'Nonsense' } } });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.detail[0].loc).toEqual(['body', 'security_analyzer', 'kind']);
+  });
+
   it('conversation_id: 201 when new, 200 when it is already yours, 403 when it is someone else\'s', async () => {
     const id = '5b1d7c5e-1a47-4c1e-9a52-0d6f0c3c9a11';
     expect((await alice.post('/api/conversations', { body: { conversation_id: id } })).status).toBe(201);
