@@ -8,7 +8,7 @@ log="$data_dir/service.log"
 env -u DATABASE_URL DATA_DIR="$data_dir" PORT="$port" EMBEDDED_PG_PORT=$((port + 50000 % 20000)) \
   node dist/src/main.js >"$log" 2>&1 &
 pid=$!
-trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$data_dir"' EXIT
+trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; rm -rf "$data_dir"' EXIT
 for _ in $(seq 1 60); do
   if curl -fsS "http://127.0.0.1:$port/ready" >/dev/null 2>&1; then
     echo "embedded default: /ready answered $(curl -fsS "http://127.0.0.1:$port/ready")"
