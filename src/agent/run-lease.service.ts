@@ -80,7 +80,8 @@ export class RunLeaseService {
   }
 
   async clearRunRequested(lease: RunLease): Promise<void> {
-    await this.dataSource.query('UPDATE conversations SET run_requested = false WHERE id = $1 AND run_generation = $2', [
+    // Only when set: otherwise every step would rewrite (and commit) the conversation row for nothing.
+    await this.dataSource.query('UPDATE conversations SET run_requested = false WHERE id = $1 AND run_generation = $2 AND run_requested', [
       lease.conversationId,
       lease.generation,
     ]);
