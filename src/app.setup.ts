@@ -28,7 +28,8 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
       res.status(401).json({ detail: 'Unauthorized' });
       return;
     }
-    const { status, body } = errorResponse(error);
+    const { status, body, headers } = errorResponse(error);
+    if (headers) res.set(headers);
     res.status(status).json(body);
   });
   if (config.corsOrigins.length > 0) {

@@ -1,5 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { registerDatabaseEndpoint } from '../common/errors/database-unavailable.js';
 
 export const DATABASE_URL = Symbol('DATABASE_URL');
 
@@ -8,6 +9,8 @@ export const DATABASE_URL = Symbol('DATABASE_URL');
 export class DatabaseModule {
   /** The url is resolved (and migrations applied) before the application is built: see bootstrap. */
   static register(url: string): DynamicModule {
+    // A refused connection to this endpoint answers 503 (the database is restarting), not 500.
+    registerDatabaseEndpoint(url);
     return {
       module: DatabaseModule,
       imports: [

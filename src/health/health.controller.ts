@@ -4,12 +4,16 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/public.decorator.js';
 import { hasPendingMigrations } from '../database/migrate.js';
+import { HttpDrain } from './http-drain.service.js';
 
 @ApiTags('Server')
 @Public()
 @Controller()
 export class HealthController {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly drain: HttpDrain,
+  ) {}
 
   @Get('alive')
   @ApiOperation({ summary: 'The process is up' })
@@ -25,8 +29,10 @@ export class HealthController {
 
   @Get('ready')
   @HttpCode(200)
-  @ApiOperation({ summary: 'The database answers and every migration is applied; 503 otherwise' })
+  @ApiOperation({ summary: 'The database answers and every migration is applied; 503 otherwise (and while shutting down)' })
   async ready(): Promise<{ status: string; database: string; migrations: string }> {
+    // Shutting down: finishing what is in flight, taking nothing new. A load balancer stops routing here.
+    if (this.drain.isDraining) throw new ServiceUnavailableException({ detail: 'Shutting down', status: 'unavailable' });
     try {
       await this.dataSource.query('SELECT 1');
     } catch {

@@ -28,7 +28,9 @@ export function loggerOptions(config: AppConfig): Params {
         return id;
       },
       // Successful requests at debug: an access log per request costs throughput at info.
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
+      // 503 is a transient outage (database restarting, shutting down), already logged once as a warning.
+      customLogLevel: (_req, res, error) =>
+        res.statusCode === 503 ? 'warn' : error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug',
       serializers: {
         req: (req: { id: unknown; method: string; url: string }) => ({
           id: req.id,

@@ -3,6 +3,7 @@ import { WebSocket, type RawData } from 'ws';
 import { NOT_OWNER_DETAIL, type ConversationOwnerGuard } from '../../auth/conversation-owner.guard.js';
 import { SESSION_KEY_HEADER } from '../../auth/session-key.util.js';
 import type { SessionKeysService } from '../../auth/session-keys.service.js';
+import { isDatabaseUnavailable } from '../../common/errors/database-unavailable.js';
 import { errorResponse } from '../../common/errors/http-error.filter.js';
 import { normalizeUuid } from '../../common/http/uuid.js';
 import type { ValidationIssue } from '../../common/validation/validation-issue.js';
@@ -68,8 +69,14 @@ export class EventSocketSession {
     try {
       await this.establish();
     } catch (error) {
-      this.services.logger.error(`Opening an event socket failed: ${error instanceof Error ? error.stack : String(error)}`);
-      this.close(CloseCode.InternalError, 'Internal error');
+      if (isDatabaseUnavailable(error)) {
+        // The database is restarting: the client is told to come back (1013), as a 503 would.
+        this.services.logger.warn(`Opening an event socket failed: database unavailable (${(error as Error).message})`);
+        this.close(CloseCode.TryAgainLater, 'Database unavailable; reconnect shortly');
+      } else {
+        this.services.logger.error(`Opening an event socket failed: ${error instanceof Error ? error.stack : String(error)}`);
+        this.close(CloseCode.InternalError, 'Internal error');
+      }
     } finally {
       this.markOpened();
     }

@@ -10,6 +10,8 @@ import { LIVE_DELIVERY_CONFIG, type LiveDeliveryConfig } from './live-delivery.c
 import { Subscription, type EventSink } from './subscription.js';
 
 const READ_RETRY_DELAY_MS = 1_000;
+/** While the LISTEN connection is down (e.g. the database restarted), subscriptions are polled this often. */
+const UNLISTENED_POLL_MS = 500;
 
 /**
  * This process's subscriptions to conversation logs. Appends anywhere (this instance or another)
@@ -23,6 +25,7 @@ export class LiveEventHub implements NotificationHandler, OnApplicationBootstrap
   private readonly logger = new Logger(LiveEventHub.name);
   private readonly channels = new Map<string, ConversationChannel>();
   private reconcileTimer: NodeJS.Timeout | null = null;
+  private unlistenedTimer: NodeJS.Timeout | null = null;
   private reconciling = false;
 
   constructor(
@@ -39,10 +42,18 @@ export class LiveEventHub implements NotificationHandler, OnApplicationBootstrap
     await this.listener.listen(EVENTS_CHANNEL, this);
     this.reconcileTimer = setInterval(() => void this.reconcile(), this.config.reconcileIntervalMs);
     this.reconcileTimer.unref();
+    // Without LISTEN, other instances' appends would wait for the next reconcile (and the LISTEN
+    // reconnect backs off up to seconds): poll often until it is back, so live sockets do not stall
+    // after a database restart.
+    this.unlistenedTimer = setInterval(() => {
+      if (!this.listener.connected) void this.reconcile();
+    }, Math.min(UNLISTENED_POLL_MS, this.config.reconcileIntervalMs));
+    this.unlistenedTimer.unref();
   }
 
   onApplicationShutdown(): void {
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
+    if (this.unlistenedTimer) clearInterval(this.unlistenedTimer);
     for (const channel of this.channels.values()) channel.dispose();
   }
 
