@@ -120,7 +120,7 @@ describe('agent: condensation', () => {
     llm.enqueue({ text: 'SHORT-SUMMARY' }, { text: 'answer three' });
     const { record, events } = await runTurn(alice, id, 'question three');
     expect(record.execution_status).toBe('finished');
-    const condensation = events.find((event) => event.kind === 'Condensation');
+    const condensation = events.find((event) => event.kind === 'Condensation')!;
     expect(condensation).toMatchObject({ summary: 'SHORT-SUMMARY' });
     expect(condensation.forgotten_event_ids.length).toBeGreaterThan(0);
     expect(requestText(llm.requests[1].body)).toContain('SHORT-SUMMARY');

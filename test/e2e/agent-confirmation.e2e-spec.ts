@@ -184,7 +184,7 @@ describe('agent: confirmation and pause', () => {
     expect((await alice.post(`/api/conversations/${id}/run`)).status).toBe(200);
     const { record, events } = await waitForRunEnd(alice, id, from, ['finished', 'error', 'stuck']);
     expect(record.execution_status).toBe('finished');
-    const error = events.find((event) => event.kind === 'AgentErrorEvent' && event.tool_call_id === 'call_never');
+    const error = events.find((event) => event.kind === 'AgentErrorEvent' && event.tool_call_id === 'call_never')!;
     expect(error.error).toMatch(/not run/);
     expect(error.error).not.toMatch(/restart/);
     expect(existsSync(join(dir, 'never.txt'))).toBe(false);

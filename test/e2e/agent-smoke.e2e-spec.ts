@@ -48,10 +48,10 @@ describe('agent: a task end to end', () => {
       'ActionEvent', 'ObservationEvent',
       'ActionEvent', 'ObservationEvent',
     ]);
-    const terminal = events.find((event) => event.kind === 'ObservationEvent' && event.tool_name === 'terminal');
+    const terminal = events.find((event) => event.kind === 'ObservationEvent' && event.tool_name === 'terminal')!;
     expect(terminal.observation).toMatchObject({ kind: 'TerminalObservation', exit_code: 0 });
     expect(terminal.observation.content[0].text).toContain('hello world');
-    const terminalAction = events.find((event) => event.kind === 'ActionEvent' && event.tool_name === 'terminal');
+    const terminalAction = events.find((event) => event.kind === 'ActionEvent' && event.tool_name === 'terminal')!;
     expect(terminalAction).toMatchObject({ summary: 'run the script', action: { kind: 'TerminalAction', command: 'bash hello.sh' } });
     expect(terminal.action_id).toBe(terminalAction.id);
     // The LLM saw the tool results of earlier steps.

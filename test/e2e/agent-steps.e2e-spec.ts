@@ -116,7 +116,7 @@ describe('agent: the steps of a run', () => {
     expect(record.execution_status).toBe('finished');
     expectAllValid(events);
 
-    const byCall = (callId: string, kind: string) => events.find((event) => event.kind === kind && event.tool_call_id === callId);
+    const byCall = (callId: string, kind: string) => events.find((event) => event.kind === kind && event.tool_call_id === callId)!;
     for (const callId of ['call_unknown', 'call_malformed', 'call_invalid']) {
       expect(byCall(callId, 'ActionEvent')).toMatchObject({ action: null });
       expect(byCall(callId, 'AgentErrorEvent')).toBeDefined();
@@ -326,7 +326,7 @@ describe('agent: the steps of a run', () => {
     expect(llm.requests[0].headers['anthropic-version']).toEqual(expect.any(String));
     expect(llm.requests[0].body.model).toBe('claude-sonnet-4-5');
     expect(JSON.stringify(llm.requests[0].body.system)).toContain('software engineering agent');
-    const action = events.find((event) => event.kind === 'ActionEvent' && event.tool_name === 'terminal');
+    const action = events.find((event) => event.kind === 'ActionEvent' && event.tool_name === 'terminal')!;
     expect(action).toMatchObject({ tool_call_id: expect.stringMatching(/^toolu_/), llm_response_id: expect.stringMatching(/^msg_fake_/) });
     expect(action.thought).toEqual([expect.objectContaining({ text: 'I will check.' })]);
     // The second request carries the tool_use and its tool_result.
@@ -382,7 +382,7 @@ describe('agent: the steps of a run', () => {
     llm.enqueue({ status: 401 }, { status: 401 });
     const { record, events } = await runTurn(alice, id, 'Now with a key the provider refuses');
     expect(record.execution_status).toBe('error');
-    const error = events.find((event) => event.kind === 'ConversationErrorEvent');
+    const error = events.find((event) => event.kind === 'ConversationErrorEvent')!;
     expect(error).toMatchObject({ code: 'LlmAuthenticationError' });
     expect(error.detail).toMatch(/401/);
     // The fake LLM really did echo the key it was sent.

@@ -43,7 +43,7 @@ describe('llm view: messages for the LLM', () => {
     const view = [user('go'), systemPrompt(), action('c1', 'r1'), user('meanwhile'), observation('c1', 'done')];
     const messages = toMessages(view);
     expect(shape(messages)).toEqual(['system', 'user', 'assistant:c1', 'tool:c1', 'user']);
-    expect(messages[4].content[0].text).toBe('meanwhile');
+    expect((messages[4].content[0] as { text: string }).text).toBe('meanwhile');
   });
 
   it('keeps a batch together when an invalid call in the middle got its error before the other results', () => {
@@ -59,7 +59,7 @@ describe('llm view: messages for the LLM', () => {
     const messages = toMessages(view);
     expect(shape(messages)).toEqual(['user', 'assistant:c1+c2+c3', 'tool:c1', 'tool:c2', 'tool:c3']);
     expect(messages[1].content).toEqual(text('thinking out loud'));
-    expect(messages[3].content[0].text).toBe('Tool not found');
+    expect((messages[3].content[0] as { text: string }).text).toBe('Tool not found');
   });
 
   it('leaves out calls without a result (waiting for confirmation) and results whose call is gone', () => {
