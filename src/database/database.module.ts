@@ -4,6 +4,11 @@ import { registerDatabaseEndpoint } from '../common/errors/database-unavailable.
 
 export const DATABASE_URL = Symbol('DATABASE_URL');
 
+/** DATABASE_QUERY_TIMEOUT_MS: the longest a query may take before the request fails with 503. */
+function queryTimeoutMs(): number {
+  return Number(process.env.DATABASE_QUERY_TIMEOUT_MS) || 30_000;
+}
+
 @Global()
 @Module({})
 export class DatabaseModule {
@@ -21,7 +26,13 @@ export class DatabaseModule {
           synchronize: false,
           migrationsRun: false,
           logging: false,
-          extra: { max: Number(process.env.DATABASE_POOL_SIZE) || 20, connectionTimeoutMillis: 5_000 },
+          extra: {
+            max: Number(process.env.DATABASE_POOL_SIZE) || 20,
+            connectionTimeoutMillis: 5_000,
+            // A database that hangs (frozen host, lost network) must not hang requests with it.
+            statement_timeout: queryTimeoutMs(),
+            query_timeout: queryTimeoutMs() + 2_000,
+          },
         }),
       ],
       providers: [{ provide: DATABASE_URL, useValue: url }],

@@ -2,6 +2,7 @@
 // log checks (every acknowledged send exactly once, gapless positions), a private PostgreSQL that
 // can be stopped and started under a live service, a prober, and a WebSocket client that resumes
 // with after_id.
+import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -283,6 +284,21 @@ export class PrivatePostgres {
         await sleep(250);
       }
     }
+  }
+
+  /** Freezes every process of the server (SIGSTOP): it neither answers nor refuses, like a hung host. */
+  freeze(): void {
+    for (const pid of this.serverPids()) process.kill(pid, 'SIGSTOP');
+  }
+
+  thaw(): void {
+    for (const pid of this.serverPids()) process.kill(pid, 'SIGCONT');
+  }
+
+  private serverPids(): number[] {
+    const postmaster = Number(readFileSync(join(this.dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)]).toString().split('\n').map(Number).filter(Boolean);
+    return [postmaster, ...children];
   }
 
   async dispose(): Promise<void> {

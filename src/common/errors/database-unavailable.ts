@@ -35,8 +35,9 @@ function isObject(value: unknown): value is object {
   return typeof value === 'object' && value !== null;
 }
 
-// PostgreSQL: admin_shutdown, crash_shutdown, cannot_connect_now (starting up, shutting down, recovering).
-const SERVER_UNAVAILABLE = new Set(['57P01', '57P02', '57P03']);
+// PostgreSQL: admin_shutdown, crash_shutdown, cannot_connect_now (starting up, shutting down, recovering),
+// and query_canceled, which statement_timeout raises when the database is too slow to answer.
+const SERVER_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '57014']);
 // PostgreSQL class 08: connection exception.
 const CONNECTION_EXCEPTION = /^08[0-9A-Z]{3}$/;
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -46,4 +47,6 @@ const DRIVER_MESSAGES = [
   /^timeout exceeded when trying to connect$/,
   /^Client has encountered a connection error and is not queryable$/,
   /^Client was closed and is not queryable$/,
+  // query_timeout: the database took no notice of the query at all (frozen, partitioned).
+  /^Query read timeout$/,
 ];
