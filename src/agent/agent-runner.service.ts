@@ -261,7 +261,8 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
       } else if (end === 'max_budget') {
         await this.fail(conversationId, lease, 'MaxBudgetReached', `The agent passed max_budget_per_task (${config.maxBudget} USD).`);
       } else if (END_STATUS[end]) {
-        await this.conversations.setExecutionStatus(conversationId, END_STATUS[end] as never, lease.generation);
+        // Only from "running": a pause (or another change) made while the last step ran stays.
+        await this.conversations.setExecutionStatus(conversationId, END_STATUS[end] as never, lease.generation, 'running');
       }
     } catch (error) {
       if (error instanceof StaleRunGenerationError || lost || signal.aborted) return;

@@ -180,13 +180,20 @@ export class ConversationsService {
   }
 
   /** Sets the status and appends its ConversationStateUpdateEvent in one statement. */
-  async setExecutionStatus(id: string, status: ExecutionStatus, runGeneration?: number | null): Promise<void> {
-    await this.changeState(id, 'execution_status', status, runGeneration);
+  /** `onlyIfStatus`: change only from that status (a run ending must not overwrite a pause). */
+  async setExecutionStatus(id: string, status: ExecutionStatus, runGeneration?: number | null, onlyIfStatus?: ExecutionStatus): Promise<void> {
+    await this.changeState(id, 'execution_status', status, runGeneration, onlyIfStatus);
   }
 
-  async changeState(id: string, key: keyof ConversationColumnChanges, value: unknown, runGeneration?: number | null): Promise<void> {
+  async changeState(
+    id: string,
+    key: keyof ConversationColumnChanges,
+    value: unknown,
+    runGeneration?: number | null,
+    onlyIfStatus?: ExecutionStatus,
+  ): Promise<void> {
     const event = buildEvent('ConversationStateUpdateEvent', { key, value }) as unknown as Record<string, unknown>;
-    await this.store.append(id, event, { set: { [key]: value }, runGeneration });
+    await this.store.append(id, event, { set: { [key]: value }, runGeneration, onlyIfStatus });
   }
 
   async delete(id: string): Promise<void> {

@@ -15,6 +15,8 @@ export interface AppendOptions {
   runGeneration?: number | null;
   /** Conversation columns changed in the same statement, so a state change and its event commit together. */
   set?: ConversationColumnChanges;
+  /** Append only while the conversation has this execution status; otherwise nothing is written. */
+  onlyIfStatus?: string;
 }
 
 /** The conversation columns an append may change, with their SQL types. */
@@ -87,6 +89,10 @@ export class EventStoreService {
       params.push(options.runGeneration);
       generationClause = `AND run_generation = $${params.length}`;
     }
+    if (options.onlyIfStatus) {
+      params.push(options.onlyIfStatus);
+      generationClause += ` AND execution_status = $${params.length}`;
+    }
     let rows: Array<{ seq: string }>;
     try {
       rows = await this.dataSource.query(
@@ -110,6 +116,11 @@ export class EventStoreService {
       throw error;
     }
     if (rows.length === 0) {
+      if (options.onlyIfStatus && (await this.conversationExists(conversationId))) {
+        const current = await this.dataSource.query('SELECT run_generation FROM conversations WHERE id = $1', [conversationId]);
+        const generationHeld = options.runGeneration == null || Number(current[0]?.run_generation) === options.runGeneration;
+        if (generationHeld) return { seq: -1, event, created: false };
+      }
       if (options.runGeneration != null && (await this.conversationExists(conversationId))) {
         throw new StaleRunGenerationError(conversationId);
       }

@@ -267,6 +267,22 @@ describe('agent: confirmation and pause', () => {
     );
   });
 
+  it('pause during the step that ends the run: the pause stays, the run does not overwrite it with finished', async () => {
+    const { id } = await createAgentConversation(alice, llm);
+    llm.enqueue({ text: 'Final answer, slowly.', delayMs: 1500 });
+    const from = await eventCount(alice, id);
+    const requestsBefore = llm.requests.length;
+    await sendMessage(alice, id, 'Answer slowly');
+    await llm.waitForRequests(requestsBefore + 1);
+    expect((await alice.post(`/api/conversations/${id}/pause`)).status).toBe(200);
+    await sleep(2500);
+    const events = await allEvents(alice, id);
+    // The answer of the step in flight is kept, but the status the user set stays.
+    expect(events.some((event) => event.kind === 'MessageEvent' && event.source === 'agent')).toBe(true);
+    expect((await alice.get(`/api/conversations/${id}`)).body.execution_status).toBe('paused');
+    expect(statusChanges(events.slice(from))).toEqual(['running', 'paused']);
+  });
+
   it('run right after pause, while the paused step is still in flight, is accepted and continues after that step', async () => {
     const { id } = await createAgentConversation(alice, llm);
     llm.enqueue({ toolCalls: [{ name: 'think', arguments: { thought: 'first' } }], delayMs: 1000 }, { text: 'second' });
