@@ -17,6 +17,7 @@ import { SettingsService } from '../settings/settings.service.js';
 import { AgentLoop, pendingActionEvents, type RunEnd } from './agent-loop.js';
 import { createLlmClient, createMetrics, LlmError, redactSecrets, type LlmMetrics } from './llm/index.js';
 import { leaseTtlMs, RunLeaseService, type RunLease } from './run-lease.service.js';
+import { configuredLlm, llmCallLimits } from './conversation-llm.js';
 import { McpToolSet } from './mcp/mcp-tool-set.js';
 import { mcpServerSpecs } from './mcp/mcp-servers.js';
 import { systemPromptText } from './system-prompt.js';
@@ -290,12 +291,9 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
   private async runConfig(conversation: ConversationEntity) {
     const settings = await this.settings.resolveForAgent(conversation.ownerId);
     const secrets = this.conversations.secretsOf(conversation);
-    const llm = conversation.agent?.llm;
     const toolNames = (conversation.agent?.tools ?? []).map((tool) => BUILTIN_TOOL_NAMES[tool.name] ?? tool.name);
     return {
-      model: llm?.model || settings?.llmModel || null,
-      apiKey: secrets.llm_api_key || settings?.llmApiKey || null,
-      baseUrl: llm?.base_url || settings?.llmBaseUrl || null,
+      ...configuredLlm(conversation, secrets, settings),
       condense: settings?.enableDefaultCondenser ?? true,
       maxBudget: settings?.maxBudgetPerTask ?? null,
       toolNames,
@@ -320,8 +318,7 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
       ...sharedDefaultTools().filter((tool) => wanted.size === 0 || wanted.has(tool.name) || tool.name === 'finish'),
       ...mcpTools,
     ];
-    const timeoutMs = Number(process.env.LLM_TIMEOUT_MS) || 300_000;
-    const maxRetries = process.env.LLM_MAX_RETRIES ? Number(process.env.LLM_MAX_RETRIES) : 4;
+    const { timeoutMs, maxRetries } = llmCallLimits();
     const stats = conversation.stats as { usage_to_metrics?: { agent?: LlmMetrics } };
     return new AgentLoop({
       conversationId,

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { ConversationsService } from '../conversations/conversations.service.js';
+import { ConversationsService, type ConversationSecrets } from '../conversations/conversations.service.js';
 import type { ConversationEntity } from '../conversations/entities/conversation.entity.js';
 import { RequestValidationException } from '../common/validation/validation-issue.js';
 import { SettingsService } from '../settings/settings.service.js';
+import type { AgentSettings } from '../settings/settings.types.js';
 import { createLlmClient, type LlmClient } from './llm/index.js';
 
 /** An LLM named in a request (the reference's `llm` of GenerateTitleRequest); only these fields are used. */
@@ -22,6 +23,20 @@ export function toRequestedLlm(llm: Record<string, unknown> | null | undefined):
     }
   }
   return { model: llm.model as string | null, api_key: llm.api_key as string | null, base_url: llm.base_url as string | null };
+}
+
+/** The LLM a conversation uses: its own agent.llm (and encrypted key) over its owner's settings. */
+export function configuredLlm(
+  conversation: ConversationEntity,
+  secrets: ConversationSecrets,
+  settings: AgentSettings | null,
+): { model: string | null; apiKey: string | null; baseUrl: string | null } {
+  const llm = conversation.agent?.llm;
+  return {
+    model: llm?.model || settings?.llmModel || null,
+    apiKey: secrets.llm_api_key || settings?.llmApiKey || null,
+    baseUrl: llm?.base_url || settings?.llmBaseUrl || null,
+  };
 }
 
 export interface ConversationLlm {
@@ -56,12 +71,7 @@ export class ConversationLlmResolver {
   /** Null when no model is configured anywhere. */
   async clientFor(conversation: ConversationEntity, limits: LlmCallLimits, requested?: RequestedLlm | null): Promise<ConversationLlm | null> {
     const settings = await this.settings.resolveForAgent(conversation.ownerId);
-    const llm = conversation.agent?.llm;
-    const configured = {
-      model: llm?.model || settings?.llmModel || null,
-      apiKey: this.conversations.secretsOf(conversation).llm_api_key || settings?.llmApiKey || null,
-      baseUrl: llm?.base_url || settings?.llmBaseUrl || null,
-    };
+    const configured = configuredLlm(conversation, this.conversations.secretsOf(conversation), settings);
     const model = requested?.model || configured.model;
     if (!model) return null;
     const baseUrl = requested?.base_url || configured.baseUrl;
