@@ -1,7 +1,7 @@
-import { Body, Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ConversationId } from '../auth/conversation-access.decorator.js';
-import { ConversationOwnerGuard } from '../auth/conversation-owner.guard.js';
+import { OwnConversation } from '../auth/own-conversation.decorator.js';
 import { buildEvent } from '../events/dto/event-registry.js';
 import { SuccessDto } from '../events/dto/requests/send-message.dto.js';
 import { EventStoreService } from '../events/event-store.service.js';
@@ -10,7 +10,7 @@ import { ConfirmationResponseDto } from './dto/confirmation-response.dto.js';
 import { finalResponseText } from './final-response.js';
 
 @ApiTags('Agent')
-@UseGuards(ConversationOwnerGuard)
+@OwnConversation()
 @Controller('api/conversations/:conversation_id')
 export class AgentController {
   constructor(

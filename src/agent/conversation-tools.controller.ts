@@ -1,7 +1,7 @@
-import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiBody, ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ConversationId } from '../auth/conversation-access.decorator.js';
-import { ConversationOwnerGuard } from '../auth/conversation-owner.guard.js';
+import { OwnConversation } from '../auth/own-conversation.decorator.js';
 import { SuccessDto } from '../events/dto/requests/send-message.dto.js';
 import { AskAgentService } from './ask-agent.service.js';
 import { ConversationSecretsService } from './conversation-secrets.service.js';
@@ -18,8 +18,7 @@ import { TitleGeneratorService } from './title-generator.service.js';
 
 /** The reference's per-conversation extras: a side question, a generated title, secrets, the security analyzer. */
 @ApiTags('Conversations')
-@ApiParam({ name: 'conversation_id', format: 'uuid', description: 'The conversation (yours)' })
-@UseGuards(ConversationOwnerGuard)
+@OwnConversation()
 @Controller('api/conversations/:conversation_id')
 export class ConversationToolsController {
   constructor(

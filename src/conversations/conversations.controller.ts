@@ -1,16 +1,14 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Patch, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
-  ApiForbiddenResponse,
-  ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ConversationId } from '../auth/conversation-access.decorator.js';
-import { ConversationOwnerGuard } from '../auth/conversation-owner.guard.js';
+import { OwnConversation } from '../auth/own-conversation.decorator.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { normalizeUuid } from '../common/http/uuid.js';
 import { RequestValidationException } from '../common/validation/validation-issue.js';
@@ -83,17 +81,15 @@ export class ConversationsController {
   }
 
   @Get(':conversation_id')
-  @UseGuards(ConversationOwnerGuard)
+  @OwnConversation()
   @ApiOperation({ summary: 'One conversation' })
   @ApiOkResponse({ schema: RECORD_SCHEMA })
-  @ApiNotFoundResponse({ description: 'Conversation not found' })
-  @ApiForbiddenResponse({ description: 'Not your conversation' })
   get(@ConversationId() id: string): Promise<Record<string, unknown>> {
     return this.conversations.getRecord(id);
   }
 
   @Patch(':conversation_id')
-  @UseGuards(ConversationOwnerGuard)
+  @OwnConversation()
   @ApiOperation({ summary: 'Rename a conversation (owner only)' })
   @ApiBody({ type: UpdateConversationDto, examples: { rename: { value: { title: 'Fix the flaky test' } } } })
   @ApiOkResponse({ type: SuccessDto })
@@ -103,7 +99,7 @@ export class ConversationsController {
   }
 
   @Delete(':conversation_id')
-  @UseGuards(ConversationOwnerGuard)
+  @OwnConversation()
   @ApiOperation({ summary: 'Stop the agent and delete the conversation with its events' })
   @ApiOkResponse({ type: SuccessDto })
   async delete(@ConversationId() id: string): Promise<SuccessDto> {
@@ -113,7 +109,7 @@ export class ConversationsController {
 
   @Post(':conversation_id/confirmation_policy')
   @HttpCode(200)
-  @UseGuards(ConversationOwnerGuard)
+  @OwnConversation()
   @ApiOperation({ summary: 'Set when the agent asks before acting' })
   @ApiBody({ type: SetConfirmationPolicyDto, examples: { always: { value: { policy: { kind: 'AlwaysConfirm' } } } } })
   @ApiOkResponse({ type: SuccessDto })

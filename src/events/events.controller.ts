@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Header, Headers, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Header, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiBody,
   ApiExtraModels,
@@ -9,7 +9,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { ConversationId } from '../auth/conversation-access.decorator.js';
-import { ConversationOwnerGuard } from '../auth/conversation-owner.guard.js';
+import { OwnConversation } from '../auth/own-conversation.decorator.js';
 import { RequestValidationException } from '../common/validation/validation-issue.js';
 import { eventExtraModels, eventUnionSchema } from './dto/event-registry.js';
 import { CountEventsQueryDto } from './dto/requests/count-events-query.dto.js';
@@ -24,7 +24,7 @@ const MAX_IDEMPOTENCY_KEY = 200;
 
 @ApiTags('Events')
 @ApiExtraModels(...eventExtraModels)
-@UseGuards(ConversationOwnerGuard)
+@OwnConversation()
 @Controller('api/conversations/:conversation_id/events')
 export class EventsController {
   constructor(private readonly events: EventsService) {}

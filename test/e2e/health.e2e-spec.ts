@@ -43,6 +43,19 @@ describe('operations routes', () => {
     expect(ui.text).toContain('swagger');
   });
 
+  it('documents every path parameter, so each route can be tried from Swagger UI', async () => {
+    const document = (await http.get('/openapi.json')).body as { paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>> };
+    const undocumented: string[] = [];
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const declared = new Set((operation.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name));
+        for (const [, name] of path.matchAll(/{(\w+)}/g)) if (!declared.has(name)) undocumented.push(`${method.toUpperCase()} ${path}: ${name}`);
+      }
+    }
+    expect(undocumented).toEqual([]);
+    expect(Object.keys(document.paths).length).toBeGreaterThan(25);
+  });
+
   it('an unknown route gets a JSON 404 with detail (after 401 for /api)', async () => {
     expect((await http.get('/nothing-here')).body).toEqual({ detail: 'Cannot GET /nothing-here' });
   });
