@@ -1,8 +1,11 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { NotificationListener } from './notification-listener.js';
 import { registerDatabaseEndpoint } from '../common/errors/database-unavailable.js';
 
-export const DATABASE_URL = Symbol('DATABASE_URL');
+import { DATABASE_URL } from './database.tokens.js';
+
+export { DATABASE_URL };
 
 /** DATABASE_QUERY_TIMEOUT_MS: the longest a query may take before the request fails with 503. */
 function queryTimeoutMs(): number {
@@ -35,8 +38,9 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [{ provide: DATABASE_URL, useValue: url }],
-      exports: [DATABASE_URL],
+      // One LISTEN connection per process, shared by whoever needs notifications (live events, /ready).
+      providers: [{ provide: DATABASE_URL, useValue: url }, NotificationListener],
+      exports: [DATABASE_URL, NotificationListener],
     };
   }
 }

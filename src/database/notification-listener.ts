@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
-import { DATABASE_URL } from './database.module.js';
+import { DATABASE_URL } from './database.tokens.js';
 
 export interface NotificationHandler {
   onNotification(payload: string): void;

@@ -26,7 +26,7 @@ describe('operations routes', () => {
   it('/ready reports the database and migrations', async () => {
     const response = await http.get('/ready');
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ status: 'ready', database: 'ok', migrations: 'applied' });
+    expect(response.body).toEqual({ status: 'ready', database: 'ok', migrations: 'applied', live_events: 'listening' });
   });
 
   it('serves the OpenAPI document and the Swagger UI without a key', async () => {

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../../auth/auth.module.js';
 import { ConversationsModule } from '../../conversations/conversations.module.js';
-import { NotificationListener } from '../../database/notification-listener.js';
 import { EventsModule } from '../events.module.js';
 import { EventSocketsService } from './event-sockets.service.js';
 import { EventsGateway } from './events.gateway.js';
@@ -13,7 +12,6 @@ import { LiveEventHub } from './live-event-hub.service.js';
   imports: [AuthModule, EventsModule, ConversationsModule],
   providers: [
     { provide: LIVE_DELIVERY_CONFIG, useFactory: () => loadLiveDeliveryConfig() },
-    NotificationListener,
     LiveEventHub,
     EventSocketsService,
     EventsGateway,
