@@ -4,7 +4,7 @@
 //
 // Environment: DATABASE_URL (the server to create a scratch database on; default
 // postgres://postgres@127.0.0.1:5432/test), BENCH_ROUNDS / BENCH_ROUND_MS (alternating rounds of
-// benchmarks 1-2, default 4 x 2500 ms), BENCH_ONLY (events,search,agent,websocket), BENCH_SEARCH_ROUNDS (default 6), BENCH_AGENT_STEPS /
+// benchmarks 1-2, default 4 x 2500 ms), BENCH_ONLY (events,search,agent,websocket), BENCH_RATE_LIMIT_PER_MINUTE (0 measures without the limiter), BENCH_SEARCH_ROUNDS (default 6), BENCH_AGENT_STEPS /
 // BENCH_AGENT_MANY_STEPS (think steps per conversation: 40 alone, 20 each of 50), BENCH_LOG_LEVEL.
 // Besides rates, each benchmark prints CPU ms per operation from /proc/<pid>/stat: on a shared,
 // noisy machine that figure moves far less than requests per second do.

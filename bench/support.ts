@@ -130,7 +130,7 @@ export async function startService(databaseUrl: string, env: Record<string, stri
     SESSION_API_KEYS: SESSION_KEYS,
     SECRETS_KEY,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    RATE_LIMIT_PER_MINUTE: '10000000',
+    RATE_LIMIT_PER_MINUTE: process.env.BENCH_RATE_LIMIT_PER_MINUTE ?? '10000000',
     DATABASE_URL: databaseUrl,
     ...env,
   });
