@@ -16,6 +16,7 @@ import {
 } from './llm/index.js';
 import type { RunLease } from './run-lease.service.js';
 import { isStuck } from './stuck-detector.js';
+import { maskSecrets } from './conversation-secret-env.js';
 import type { AgentTool, ToolAction, ToolContext } from './tools/index.js';
 
 type StoredEvent = Record<string, any>;
@@ -257,7 +258,10 @@ export class AgentLoop {
     for (const { actionEvent, tool, action } of planned) {
       if (this.options.leaseLost()) return false;
       try {
-        const observation = await tool.execute(action as ToolAction, this.options.toolContext);
+        const observation = maskSecrets(
+          await tool.execute(action as ToolAction, this.options.toolContext),
+          Object.values(this.options.toolContext.env ?? {}),
+        );
         await this.append('ObservationEvent', {
           tool_name: actionEvent.tool_name,
           tool_call_id: actionEvent.tool_call_id,

@@ -18,6 +18,7 @@ import { AgentLoop, pendingActionEvents, type RunEnd } from './agent-loop.js';
 import { createLlmClient, createMetrics, LlmError, redactSecrets, type LlmMetrics } from './llm/index.js';
 import { leaseTtlMs, RunLeaseService, type RunLease } from './run-lease.service.js';
 import { configuredLlm, llmCallLimits } from './conversation-llm.js';
+import { secretEnvironment } from './conversation-secret-env.js';
 import { McpToolSet } from './mcp/mcp-tool-set.js';
 import { mcpServerSpecs } from './mcp/mcp-servers.js';
 import { systemPromptText } from './system-prompt.js';
@@ -244,7 +245,7 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
     try {
       const conversation = await this.conversations.find(conversationId);
       const config = await this.runConfig(conversation);
-      secrets = [config.apiKey];
+      secrets = [config.apiKey, ...Object.values(config.secretEnv)];
       // Still "running" with the lease free: the previous holder died or stopped mid-run, whoever noticed first
       // (the sweeper, or a message or run that found the lease expired). Otherwise the run starts anew.
       if (mode !== 'confirmed') mode = conversation.executionStatus === 'running' ? 'resume' : 'fresh';
@@ -256,7 +257,7 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
       }
       mcp = await McpToolSet.connect(mcpServerSpecs(config.mcpConfig), new Set(sharedDefaultTools().map((tool) => tool.name)));
       const loop = await this.loopFor(conversationId, lease, conversation, config, () => lost, signal, mcp.tools);
-      const end = await loop.run(mode, systemPromptText(conversation.workspace!.working_dir, loop.toolNames));
+      const end = await loop.run(mode, systemPromptText(conversation.workspace!.working_dir, loop.toolNames, Object.keys(config.secretEnv)));
       if (end === 'max_iterations') {
         await this.fail(conversationId, lease, 'MaxIterationsReached', `The agent reached max_iterations (${conversation.maxIterations}) in this run.`);
       } else if (end === 'max_budget') {
@@ -299,6 +300,7 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
       toolNames,
       // The conversation's own MCP servers (the reference's agent.mcp_config) replace the settings' ones.
       mcpConfig: (secrets.mcp_config as unknown) ?? settings?.mcpConfig ?? null,
+      secretEnv: await secretEnvironment(secrets.secrets),
     };
   }
 
@@ -325,7 +327,7 @@ export class AgentRunnerService implements ConversationRunner, OnApplicationBoot
       lease,
       llm: createLlmClient({ model: config.model!, apiKey: config.apiKey, baseUrl: config.baseUrl, timeoutMs, maxRetries }),
       tools,
-      toolContext: { workspaceDir: workingDir, conversationId },
+      toolContext: { workspaceDir: workingDir, conversationId, env: config.secretEnv },
       policy: conversation.confirmationPolicy,
       maxIterations: conversation.maxIterations,
       condense: config.condense,

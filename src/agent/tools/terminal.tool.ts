@@ -245,7 +245,7 @@ export class TerminalTool implements AgentTool<TerminalAction, TerminalObservati
     await mkdir(ctx.workspaceDir, { recursive: true });
     const session = await BashSession.start({
       cwd: ctx.workspaceDir,
-      env: this.options.env ?? defaultShellEnv(),
+      env: { ...(this.options.env ?? defaultShellEnv()), ...ctx.env },
       startTimeoutMs: this.options.startTimeoutMs,
       maxOutputChars: this.maxOutputChars,
     });

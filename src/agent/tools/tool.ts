@@ -59,6 +59,8 @@ export interface ToolContext {
   conversationId: string;
   /** Aborted when the run is cancelled; long operations stop early and report what they have. */
   signal?: AbortSignal;
+  /** Extra environment for shells (the conversation's secrets), applied when a shell starts. */
+  env?: Record<string, string>;
 }
 
 export interface AgentTool<A extends ToolAction = ToolAction, O extends ToolObservation = ToolObservation> {
