@@ -137,7 +137,8 @@ export class AgentLoop {
         }
       }
     }
-    for (let iteration = 0; ; iteration++) {
+    // A run taken over from a dead instance keeps counting its steps toward max_iterations.
+    for (let iteration = mode === 'resume' ? this.stepsSinceRunStarted() : 0; ; iteration++) {
       if (this.options.leaseLost() || this.options.signal.aborted) return 'stopped';
       if ((await this.options.readStatus()) !== 'running') return 'stopped';
       if (iteration >= this.options.maxIterations) return 'max_iterations';
@@ -279,6 +280,13 @@ export class AgentLoop {
       }
     }
     return finished;
+  }
+
+  /** LLM steps recorded (one stats update each) since the status last became running. */
+  private stepsSinceRunStarted(): number {
+    const isState = (event: StoredEvent, key: string) => event.kind === 'ConversationStateUpdateEvent' && event.key === key;
+    const started = this.log.findLastIndex((event) => isState(event, 'execution_status') && event.value === 'running');
+    return this.log.slice(started + 1).filter((event) => isState(event, 'stats')).length;
   }
 
   get toolNames(): string[] {

@@ -49,6 +49,24 @@ describe('agent: one loop per conversation across instances', () => {
     expect(running.body.items).toEqual([]);
   }
 
+  it('a taken-over run keeps counting its steps toward max_iterations', async () => {
+    a = await startServiceProcess({ databaseUrl: database.url, env: env(TTL_MS) });
+    const viaA = new HttpClient(a.url, ALICE_KEY);
+    const { id } = await createAgentConversation(viaA, llm, { max_iterations: 3 });
+    const think = (thought: string) => ({ toolCalls: [{ name: 'think', arguments: { thought } }] });
+    llm.enqueue(think('one'), think('two'), { hang: true });
+    llm.setDefault(think('more'));
+    await sendMessage(viaA, id, 'Keep thinking');
+    await llm.waitForRequests(3);
+    await a.kill();
+    const { record, events } = await waitForRunEnd(viaB, id, 0, ['finished', 'error', 'stuck'], 20_000);
+    // Two steps on A, the hung third is redone on B: three in all, not two plus three.
+    expect(record.execution_status).toBe('error');
+    expect(events.find((event) => event.kind === 'ConversationErrorEvent')).toMatchObject({ code: 'MaxIterationsReached' });
+    expect(events.filter((event) => event.kind === 'ActionEvent')).toHaveLength(3);
+    expect(llm.requests).toHaveLength(4);
+  });
+
   it('kill -9 during an LLM call: the other instance takes over within seconds and finishes the run', async () => {
     a = await startServiceProcess({ databaseUrl: database.url, env: env(TTL_MS) });
     const viaA = new HttpClient(a.url, ALICE_KEY);
