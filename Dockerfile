@@ -1,11 +1,14 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-fund --no-audit
+# npm install rather than npm ci: lock files written without registry URLs are refused by npm ci.
+RUN npm install --no-fund --no-audit
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src src
 COPY migrations migrations
 COPY bench bench
+# The benchmarks reuse the scripted LLM server of the tests.
+COPY test/support/fake-llm-server.ts test/support/fake-llm-server.ts
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
