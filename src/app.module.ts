@@ -13,6 +13,7 @@ import { EventsModule } from './events/events.module.js';
 import { LiveEventsModule } from './events/gateway/live-events.module.js';
 import { AgentModule } from './agent/agent.module.js';
 import { loggerOptions } from './common/logging/logger-options.js';
+import { AppLogger } from './common/logging/app-logger.js';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { ServerInfoModule } from './server-info/server-info.module.js';
 import { WorkspaceModule } from './workspace/workspace.module.js';
@@ -37,7 +38,7 @@ export class AppModule {
         WorkspaceModule,
         ServerInfoModule,
       ],
-      providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
+      providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }, AppLogger],
     };
   }
 }

@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { Logger } from 'nestjs-pino';
+import { AppLogger } from './common/logging/app-logger.js';
 import type { AppConfig } from './config/app-config.js';
 import { errorResponse } from './common/errors/http-error.filter.js';
 import { AppValidationPipe } from './common/validation/app-validation.pipe.js';
@@ -14,7 +14,7 @@ export const SESSION_KEY_SCHEME = 'X-Session-API-Key';
 
 /** Everything main.ts and the tests share: body parsing, errors, validation, CORS, OpenAPI. */
 export function configureApp(app: NestExpressApplication, config: AppConfig): void {
-  app.useLogger(app.get(Logger));
+  app.useLogger(app.get(AppLogger));
   app.set('query parser', 'extended');
   app.disable('x-powered-by');
   // Our own JSON parser: any JSON value (null included) is accepted here and judged by the route,
