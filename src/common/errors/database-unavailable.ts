@@ -7,11 +7,16 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   // TypeORM wraps what the driver threw in QueryFailedError.driverError; causes are not followed, so
   // an unreachable LLM or MCP server (a socket error wrapped by its client) never reads as the database.
   for (let current = error, depth = 0; isObject(current) && depth < 3; depth += 1) {
-    const { code, message, port } = current as { code?: unknown; message?: unknown; port?: unknown };
+    const { code, message, port, syscall } = current as { code?: unknown; message?: unknown; port?: unknown; syscall?: unknown };
     if (typeof code === 'string' && (SERVER_UNAVAILABLE.has(code) || CONNECTION_EXCEPTION.test(code))) return true;
     if (typeof message === 'string' && DRIVER_MESSAGES.some((pattern) => pattern.test(message))) return true;
     // A socket error: the driver's own (inside a query error), or a connection refused by the database's port.
     if (typeof code === 'string' && SOCKET_CODES.has(code) && (depth > 0 || (typeof port === 'number' && databasePorts.has(port)))) {
+      return true;
+    }
+    // A bare socket error (read ECONNRESET, write EPIPE) from a pool connection dropped as the server
+    // goes down carries no port; on the HTTP path the LLM and MCP clients wrap theirs, so it is the database.
+    if (depth === 0 && typeof code === 'string' && SOCKET_CODES.has(code) && (syscall === 'read' || syscall === 'write')) {
       return true;
     }
     current = (current as { driverError?: unknown }).driverError;
