@@ -142,6 +142,11 @@ describe('reliability: the database restarts under load', () => {
     const noAnswer = failures.filter((send) => send.status === null);
     expect(noAnswer.map((send) => send.error)).toEqual([]);
     // A database outage is not a bug: 503 with Retry-After, which clients retry, never a 500.
+    // A 500 means an error the outage classifier does not know: show what the service logged for it.
+    if (failures.some((send) => send.status === 500)) {
+      const logged = [service, other].flatMap((instance) => instance.output().split('\n').filter((line) => line.includes('Unhandled error')));
+      throw new Error(`500 during the outage; the services logged:\n${logged.join('\n')}`);
+    }
     expect(countBy(failures.map((send) => String(send.status)))).toEqual({ '503': failures.length });
     expect(failures.filter((send) => send.headers['retry-after'] !== '1' || send.body.detail !== 'Database unavailable; retry shortly')).toEqual([]);
     // Requests that began well inside the outage all failed.
