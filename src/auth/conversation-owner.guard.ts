@@ -46,8 +46,4 @@ export class ConversationOwnerGuard implements CanActivate {
     return true;
   }
 
-  /** Kept for callers outside HTTP (the WebSocket gateway). */
-  ownerOf(conversationId: string): Promise<string | null> {
-    return this.owners.ownerOf(conversationId);
-  }
 }

@@ -38,8 +38,6 @@ export interface ConversationSecrets {
 
 @Injectable()
 export class ConversationsService {
-  private readonly cipher: SecretCipher;
-
   constructor(
     @InjectRepository(ConversationEntity) private readonly conversations: Repository<ConversationEntity>,
     private readonly store: EventStoreService,
@@ -48,9 +46,8 @@ export class ConversationsService {
     private readonly runner: ConversationRunnerHandle,
     private readonly settings: SettingsService,
     private readonly owners: ConversationOwners,
-  ) {
-    this.cipher = new SecretCipher(config.secretsKey);
-  }
+    private readonly cipher: SecretCipher,
+  ) {}
 
   /** Creates a conversation (or returns the caller's existing one with that id: created false). */
   async create(userId: string, dto: CreateConversationDto): Promise<{ record: Record<string, unknown>; created: boolean }> {
@@ -100,7 +97,7 @@ export class ConversationsService {
       securityAnalyzer,
       tags: validTags(dto.tags),
       stats: {},
-      secrets: Object.keys(secrets).length ? this.cipher.encrypt(JSON.stringify(secrets), `conversation:${id}`) : null,
+      secrets: this.encryptSecrets(id, secrets),
       options: { log_completions: dto.log_completions ?? false, hook_config: dto.hook_config ?? null },
       lastSeq: '-1',
       createdAt: now,
@@ -129,8 +126,26 @@ export class ConversationsService {
   }
 
   secretsOf(entity: ConversationEntity): ConversationSecrets {
-    if (!entity.secrets) return {};
-    return JSON.parse(this.cipher.decrypt(entity.secrets, `conversation:${entity.id}`)) as ConversationSecrets;
+    return this.decryptSecrets(entity.id, entity.secrets);
+  }
+
+  /** Read, change and write the encrypted secrets under a row lock, so concurrent updates all land. */
+  async updateSecrets(id: string, change: (stored: ConversationSecrets) => ConversationSecrets): Promise<void> {
+    await this.conversations.manager.transaction(async (manager) => {
+      const rows: Array<{ secrets: string | null }> = await manager.query('SELECT secrets FROM conversations WHERE id = $1 FOR UPDATE', [id]);
+      if (rows.length === 0) throw new NotFoundException({ detail: `Conversation not found: ${id}` });
+      const changed = change(this.decryptSecrets(id, rows[0].secrets));
+      await manager.query('UPDATE conversations SET secrets = $2 WHERE id = $1', [id, this.encryptSecrets(id, changed)]);
+    });
+  }
+
+  // Each conversation's ciphertext is bound to its id, so secrets cannot be moved between rows.
+  private encryptSecrets(id: string, secrets: ConversationSecrets): string | null {
+    return Object.keys(secrets).length ? this.cipher.encrypt(JSON.stringify(secrets), `conversation:${id}`) : null;
+  }
+
+  private decryptSecrets(id: string, stored: string | null): ConversationSecrets {
+    return stored ? (JSON.parse(this.cipher.decrypt(stored, `conversation:${id}`)) as ConversationSecrets) : {};
   }
 
   async search(userId: string, query: SearchConversationsQueryDto): Promise<{ items: Array<Record<string, unknown>>; next_page_id: string | null }> {

@@ -1,6 +1,7 @@
 import { NotFoundException, type Logger } from '@nestjs/common';
 import { WebSocket, type RawData } from 'ws';
-import { NOT_OWNER_DETAIL, type ConversationOwnerGuard } from '../../auth/conversation-owner.guard.js';
+import { NOT_OWNER_DETAIL } from '../../auth/conversation-owner.guard.js';
+import type { ConversationOwners } from '../../auth/conversation-owners.service.js';
 import { SESSION_KEY_HEADER } from '../../auth/session-key.util.js';
 import type { SessionKeysService } from '../../auth/session-keys.service.js';
 import { isDatabaseUnavailable } from '../../common/errors/database-unavailable.js';
@@ -21,7 +22,7 @@ import type { EventSink, Subscription } from './subscription.js';
 
 export interface SessionServices {
   sessionKeys: SessionKeysService;
-  owners: ConversationOwnerGuard;
+  owners: ConversationOwners;
   conversations: ConversationsService;
   store: EventStoreService;
   events: EventsService;

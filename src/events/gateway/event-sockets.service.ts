@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { setTimeout as delay } from 'node:timers/promises';
 import { WebSocket } from 'ws';
-import { ConversationOwnerGuard } from '../../auth/conversation-owner.guard.js';
+import { ConversationOwners } from '../../auth/conversation-owners.service.js';
 import { SessionKeysService } from '../../auth/session-keys.service.js';
 import { ConversationsService } from '../../conversations/conversations.service.js';
 import { EventStoreService } from '../event-store.service.js';
@@ -33,7 +33,7 @@ export class EventSocketsService implements OnApplicationBootstrap, BeforeApplic
 
   constructor(
     sessionKeys: SessionKeysService,
-    owners: ConversationOwnerGuard,
+    owners: ConversationOwners,
     conversations: ConversationsService,
     store: EventStoreService,
     events: EventsService,

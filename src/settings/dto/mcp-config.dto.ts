@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsDefined, IsObject, IsOptional, IsString, ValidateIf, ValidateNested } from 'class-validator';
@@ -72,31 +73,26 @@ export class McpStdioServerDto {
   env?: Record<string, string>;
 }
 
+/** An optional list of at most MAX_SERVERS_PER_KIND servers of one kind, each validated. */
+function ServerList(type: () => new () => object): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ type, isArray: true, default: [] }),
+    ValidateIf(isPresent),
+    IsArray(),
+    MaxItems(MAX_SERVERS_PER_KIND),
+    IsObject({ each: true }),
+    ValidateNested({ each: true }),
+    Type(type),
+  );
+}
+
 export class McpConfigDto {
-  @ApiPropertyOptional({ type: () => McpRemoteServerDto, isArray: true, default: [] })
-  @ValidateIf(isPresent)
-  @IsArray()
-  @MaxItems(MAX_SERVERS_PER_KIND)
-  @IsObject({ each: true })
-  @ValidateNested({ each: true })
-  @Type(() => McpRemoteServerDto)
+  @ServerList(() => McpRemoteServerDto)
   sse_servers?: McpRemoteServerDto[];
 
-  @ApiPropertyOptional({ type: () => McpStdioServerDto, isArray: true, default: [] })
-  @ValidateIf(isPresent)
-  @IsArray()
-  @MaxItems(MAX_SERVERS_PER_KIND)
-  @IsObject({ each: true })
-  @ValidateNested({ each: true })
-  @Type(() => McpStdioServerDto)
+  @ServerList(() => McpStdioServerDto)
   stdio_servers?: McpStdioServerDto[];
 
-  @ApiPropertyOptional({ type: () => McpRemoteServerDto, isArray: true, default: [] })
-  @ValidateIf(isPresent)
-  @IsArray()
-  @MaxItems(MAX_SERVERS_PER_KIND)
-  @IsObject({ each: true })
-  @ValidateNested({ each: true })
-  @Type(() => McpRemoteServerDto)
+  @ServerList(() => McpRemoteServerDto)
   shttp_servers?: McpRemoteServerDto[];
 }
